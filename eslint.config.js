@@ -1,0 +1,3 @@
+import neostandard from 'neostandard'
+
+export default neostandard({ ignores: ['coverage/**', '.tap/**'] })

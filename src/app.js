@@ -1,0 +1,72 @@
+// Builds the service as a Fastify app from a config object; nothing listens here.
+import { randomUUID } from 'node:crypto'
+import Fastify, { LogController } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import drain from './drain.js'
+import errors from './errors.js'
+import { dereference, readSpec, routeSchema } from './openapi.js'
+import pool from './pool.js'
+import fibRoute from './routes/fib.js'
+import healthRoutes from './routes/health.js'
+
+// A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.
+const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
+
+function requestId (req) {
+  const id = req.headers['x-request-id']
+  return typeof id === 'string' && USABLE_REQUEST_ID.test(id) ? id : randomUUID()
+}
+
+// One line per request, when its response is done, with what matters here.
+class RequestLog extends LogController {
+  incomingRequest () {}
+
+  requestCompleted (err, request, reply) {
+    const { num } = request.query
+    request.log.info({
+      method: request.method,
+      url: request.url,
+      num: typeof num === 'number' ? num : undefined,
+      statusCode: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      err
+    }, 'request completed')
+  }
+}
+
+// `logger` is Fastify's logger option (pino options or false); `workerFile` swaps the task in tests.
+export async function build (config, { logger = { level: config.logLevel }, workerFile } = {}) {
+  const app = Fastify({
+    logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
+    genReqId: requestId,
+    logController: new RequestLog(),
+    // Closing is answered by the routes themselves, in the service's own error shape.
+    return503OnClosing: false
+  })
+
+  // The spec says what FIB_MAX_NUM is set to, in the served docs and in validation alike.
+  const spec = readSpec()
+  spec.paths['/fib'].get.parameters.find((param) => param.name === 'num').schema.maximum = config.fibMaxNum
+  const resolved = dereference(spec)
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  await app.register(errors)
+  await app.register(drain)
+  await app.register(pool, {
+    threads: config.poolThreads,
+    maxQueue: config.poolMaxQueue,
+    timeoutMs: config.requestTimeoutMs,
+    workerFile
+  })
+  await app.register(swagger, { mode: 'static', specification: { document: spec } })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum })
+  await app.register(healthRoutes, {
+    schemas: { health: routeSchema(resolved, 'GET', '/health'), ready: routeSchema(resolved, 'GET', '/ready') }
+  })
+  return app
+}

@@ -1,0 +1,74 @@
+// The service's settings: one validated schema, read from the environment once, every default here.
+import { availableParallelism } from 'node:os'
+import envSchema from 'env-schema'
+
+// fib(78) is the last Fibonacci number a double holds exactly (below 2^53).
+export const MAX_EXACT_FIB_NUM = 78
+export const DEFAULT_FIB_MAX_NUM = 45
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+// Tasks queued per thread by default: enough to keep every thread busy between
+// arrivals, few enough that a queued request waits a handful of task times, not minutes.
+export const DEFAULT_QUEUE_PER_THREAD = 4
+// The shutdown grace lets the longest legal request finish, plus this margin.
+const SHUTDOWN_MARGIN_MS = 5_000
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+const schema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    LOG_LEVEL: { type: 'string', enum: LOG_LEVELS, default: 'info' },
+    POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
+    POOL_MAX_QUEUE: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    FIB_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_EXACT_FIB_NUM, default: DEFAULT_FIB_MAX_NUM },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_REQUEST_TIMEOUT_MS },
+    SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 86_400_000 }
+  }
+}
+
+export class ConfigError extends Error {
+  name = 'ConfigError'
+}
+
+function accepted (rule) {
+  if (rule.type === 'integer') return `a whole number from ${rule.minimum} to ${rule.maximum}`
+  if (rule.enum) return `one of ${rule.enum.join(', ')}`
+  return 'a non-empty string'
+}
+
+function invalid (name, value) {
+  return new ConfigError(`${name}=${JSON.stringify(value)} is invalid: expected ${accepted(schema.properties[name])}`)
+}
+
+// Reads the settings from `env` (process.env in production, a plain object in tests).
+// An empty variable counts as unset. Integers must be plain decimals: Ajv's coercion
+// would otherwise turn "1e3", "0x10" or " 5" into numbers nobody meant.
+export function loadConfig (env = process.env) {
+  const given = {}
+  for (const [name, rule] of Object.entries(schema.properties)) {
+    const value = env[name]
+    if (value === undefined || value === '') continue
+    if (rule.type === 'integer' && !/^[0-9]+$/.test(value)) throw invalid(name, value)
+    given[name] = value
+  }
+  let parsed
+  try {
+    parsed = envSchema({ schema, data: given, env: false, dotenv: false })
+  } catch (err) {
+    const name = err.errors[0].instancePath.slice(1)
+    throw invalid(name, given[name])
+  }
+  const poolThreads = parsed.POOL_THREADS ?? availableParallelism()
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    logLevel: parsed.LOG_LEVEL,
+    poolThreads,
+    poolThreadsSource: parsed.POOL_THREADS === undefined ? 'availableParallelism' : 'POOL_THREADS',
+    poolMaxQueue: parsed.POOL_MAX_QUEUE ?? poolThreads * DEFAULT_QUEUE_PER_THREAD,
+    fibMaxNum: parsed.FIB_MAX_NUM,
+    requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS ?? parsed.REQUEST_TIMEOUT_MS + SHUTDOWN_MARGIN_MS
+  })
+}

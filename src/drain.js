@@ -1,0 +1,27 @@
+// Graceful drain: once closing starts, in-flight requests finish and every connection ends promptly.
+import fp from 'fastify-plugin'
+
+async function drain (app) {
+  app.decorate('closing', false)
+
+  // Node's server.close() ends idle keep-alive connections, but not two other kinds,
+  // either of which would hold shutdown open until the grace delay runs out:
+  // connections opened and never used (clients and proxies pre-connect), and
+  // connections busy when closing starts (kept alive after their response).
+  const unused = new Set()
+  app.server.on('connection', (socket) => {
+    unused.add(socket)
+    socket.once('close', () => unused.delete(socket))
+  })
+  app.server.on('request', (req) => unused.delete(req.socket))
+
+  app.addHook('preClose', async () => {
+    app.closing = true
+    for (const socket of unused) socket.destroy()
+  })
+  app.addHook('onSend', async (request, reply) => {
+    if (app.closing) reply.header('connection', 'close')
+  })
+}
+
+export default fp(drain, { name: 'drain' })

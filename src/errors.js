@@ -1,0 +1,47 @@
+// One error shape for every route and status: { statusCode, error, code, message, requestId }.
+import { STATUS_CODES } from 'node:http'
+import fp from 'fastify-plugin'
+
+// An error whose status, code and message are meant for the client as they are.
+export class HttpError extends Error {
+  constructor (statusCode, code, message, { retryAfter, cause } = {}) {
+    super(message, { cause })
+    this.statusCode = statusCode
+    this.code = code
+    this.retryAfter = retryAfter
+  }
+}
+
+export function shuttingDown () {
+  return new HttpError(503, 'SHUTTING_DOWN', 'The service is shutting down; retry on another instance', { retryAfter: 1 })
+}
+
+const codeOf = (statusCode) => STATUS_CODES[statusCode].toUpperCase().replace(/\W+/g, '_')
+
+export function errorBody (statusCode, code, message, requestId) {
+  return { statusCode, error: STATUS_CODES[statusCode], code, message, requestId }
+}
+
+async function errors (app) {
+  app.setErrorHandler(function handleError (err, request, reply) {
+    if (err instanceof HttpError) {
+      if (err.retryAfter !== undefined) reply.header('retry-after', err.retryAfter)
+      return reply.code(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, request.id))
+    }
+    // The framework's own 4xx (a body it cannot parse, ...) say plainly what was wrong.
+    if (err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send(errorBody(err.statusCode, codeOf(err.statusCode), err.message, request.id))
+    }
+    // Anything else is ours to fix: logged in full, answered without internals.
+    request.log.error({ err }, 'request failed')
+    const message = `The request failed; it was logged with request id ${request.id}`
+    return reply.code(500).send(errorBody(500, 'INTERNAL_ERROR', message, request.id))
+  })
+
+  app.setNotFoundHandler(function notFound (request, reply) {
+    const path = request.url.split('?', 1)[0]
+    return reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${path}`, request.id))
+  })
+}
+
+export default fp(errors, { name: 'errors' })

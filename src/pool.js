@@ -1,0 +1,65 @@
+// The Piscina pool: sized once, its admission bounded, every task under a deadline, closed with the app.
+import { fileURLToPath } from 'node:url'
+import fp from 'fastify-plugin'
+import { Piscina } from 'piscina'
+import { HttpError } from './errors.js'
+
+const FIB_WORKER = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
+
+async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKER }) {
+  const piscina = new Piscina({
+    filename: workerFile,
+    // Both bounds set, and no idle timeout: threads start once and stay warm.
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+    // Piscina never refuses a task that carries a signal, so this is a backstop:
+    // the admission count below is what bounds the queue.
+    maxQueue
+  })
+  const capacity = threads + maxQueue
+  let inFlight = 0
+
+  // Seconds until the queued work is likely done: queued tasks x mean run time / threads.
+  function retryAfter () {
+    const meanMs = piscina.histogram.runTime.mean || 0
+    return Math.max(1, Math.ceil(piscina.queueSize * meanMs / threads / 1000))
+  }
+
+  // Runs one task; `signal` aborts it (the client went away). A queued task is dropped,
+  // a running one has its thread terminated and replaced, so no thread computes for nobody.
+  async function run (task, signal) {
+    if (inFlight >= capacity) {
+      const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued; retry later`
+      throw new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter() })
+    }
+    inFlight++
+    const deadline = AbortSignal.timeout(timeoutMs)
+    try {
+      return await piscina.run(task, { signal: AbortSignal.any([deadline, signal]) })
+    } catch (err) {
+      if (deadline.aborted) {
+        throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
+      }
+      throw err
+    } finally {
+      inFlight--
+    }
+  }
+
+  app.decorate('pool', {
+    run,
+    threads,
+    capacity,
+    retryAfter,
+    get full () { return inFlight >= capacity },
+    get inFlight () { return inFlight },
+    piscina
+  })
+  // Runs after the server has drained its requests, so no task is cut short here.
+  app.addHook('onClose', async () => {
+    await piscina.close()
+  })
+}
+
+export default fp(pool, { name: 'pool' })

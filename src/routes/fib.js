@@ -1,0 +1,27 @@
+// GET /fib: validates num, runs the naive Fibonacci on the pool, cancels it if the client leaves.
+import { HttpError, shuttingDown } from '../errors.js'
+import { parseNum } from '../num.js'
+
+export default async function fibRoute (app, { schema, maxNum }) {
+  app.get('/fib', {
+    schema,
+    // Runs before Ajv, whose coercion would take "1e2", "0x10" or " 5" for numbers.
+    preValidation: async (request) => {
+      const { num, message } = parseNum(request.query.num, maxNum)
+      if (message !== undefined) throw new HttpError(400, 'FIB_NUM_INVALID', message)
+      request.query.num = num
+    }
+  }, async function fib (request, reply) {
+    if (app.closing) throw shuttingDown()
+    const { num } = request.query
+    try {
+      const { result, threadId, computeMs } = await app.pool.run({ num }, request.signal)
+      return { num, result, threadId, computeMs }
+    } catch (err) {
+      if (!request.signal.aborted) throw err
+      // Nobody is left to answer: the pool has dropped the task or replaced its thread.
+      request.log.info({ num, durationMs: reply.elapsedTime }, 'client closed the connection; task cancelled')
+      reply.hijack()
+    }
+  })
+}

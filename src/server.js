@@ -1,0 +1,45 @@
+// Entry point: the one place that reads the environment, listens, and wires graceful shutdown.
+import closeWithGrace from 'close-with-grace'
+import { build } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+
+let config
+try {
+  config = loadConfig(process.env)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  // One plain line naming the setting: an operator's typo is not a crash.
+  process.stderr.write(`fib-pool: ${err.message}\n`)
+  process.exit(1)
+}
+
+// JSON lines for machines; pretty lines only when a person watches a terminal.
+const logger = {
+  level: config.logLevel,
+  transport: process.stdout.isTTY ? { target: 'pino-pretty' } : undefined
+}
+const app = await build(config, { logger })
+
+// SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool, exit 0.
+// A second signal, or the grace delay running out, ends the process at once.
+closeWithGrace({ delay: config.shutdownGraceMs, logger: app.log }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'shutting down after an uncaught error')
+  else app.log.info({ signal }, 'shutting down: draining in-flight requests')
+  await app.close()
+  app.log.info('shut down cleanly')
+})
+
+try {
+  await app.listen({ port: config.port, host: config.host })
+} catch (err) {
+  app.log.fatal({ err }, `cannot listen on ${config.host}:${config.port}`)
+  process.exit(1)
+}
+app.log.info({
+  threads: config.poolThreads,
+  threadsFrom: config.poolThreadsSource,
+  maxQueue: config.poolMaxQueue,
+  fibMaxNum: config.fibMaxNum,
+  requestTimeoutMs: config.requestTimeoutMs,
+  shutdownGraceMs: config.shutdownGraceMs
+}, 'pool ready')

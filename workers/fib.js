@@ -1,0 +1,13 @@
+// The pool's task: the naive recursive Fibonacci, kept naive on purpose as the CPU-bound workload.
+import { performance } from 'node:perf_hooks'
+import { threadId } from 'node:worker_threads'
+
+function fib (n) {
+  return n < 2 ? n : fib(n - 1) + fib(n - 2)
+}
+
+export default function fibTask ({ num }) {
+  const started = performance.now()
+  const result = fib(num)
+  return { result, threadId, computeMs: performance.now() - started }
+}
