@@ -17,6 +17,10 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
     // the admission count below is what bounds the queue.
     maxQueue
   })
+  // One trivial task per thread loads the task module everywhere before the app is ready,
+  // so the first requests do not pay for thread start-up against their deadline.
+  await Promise.all(Array.from({ length: threads }, () => piscina.run({ num: 0 })))
+
   const capacity = threads + maxQueue
   let inFlight = 0
 

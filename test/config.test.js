@@ -1,0 +1,76 @@
+import { availableParallelism } from 'node:os'
+import { test } from 'tap'
+import { ConfigError, DEFAULT_QUEUE_PER_THREAD, loadConfig } from '../src/config.js'
+
+test('with no settings, every default applies', async (t) => {
+  const config = loadConfig({})
+  t.same(config, {
+    port: 3000,
+    host: '0.0.0.0',
+    logLevel: 'info',
+    poolThreads: availableParallelism(),
+    poolThreadsSource: 'availableParallelism',
+    poolMaxQueue: availableParallelism() * DEFAULT_QUEUE_PER_THREAD,
+    fibMaxNum: 45,
+    requestTimeoutMs: 30000,
+    shutdownGraceMs: 35000
+  })
+  t.ok(Object.isFrozen(config))
+})
+
+test('settings are read from the environment given', async (t) => {
+  const config = loadConfig({
+    PORT: '8080',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'debug',
+    POOL_THREADS: '3',
+    POOL_MAX_QUEUE: '0',
+    FIB_MAX_NUM: '78',
+    REQUEST_TIMEOUT_MS: '1000',
+    SHUTDOWN_GRACE_MS: '500',
+    UNRELATED: 'ignored'
+  })
+  t.match(config, {
+    port: 8080,
+    host: '127.0.0.1',
+    logLevel: 'debug',
+    poolThreads: 3,
+    poolThreadsSource: 'POOL_THREADS',
+    poolMaxQueue: 0,
+    fibMaxNum: 78,
+    requestTimeoutMs: 1000,
+    shutdownGraceMs: 500
+  })
+  t.notOk('UNRELATED' in config)
+})
+
+test('the default queue and grace follow the threads and the timeout', async (t) => {
+  const config = loadConfig({ POOL_THREADS: '5', REQUEST_TIMEOUT_MS: '1000' })
+  t.equal(config.poolMaxQueue, 5 * DEFAULT_QUEUE_PER_THREAD)
+  t.equal(config.shutdownGraceMs, 6000)
+})
+
+test('an empty variable counts as unset', async (t) => {
+  t.equal(loadConfig({ PORT: '', POOL_THREADS: '' }).port, 3000)
+})
+
+test('a bad value is refused with a message naming the setting and what it accepts', async (t) => {
+  const cases = {
+    POOL_THREADS: [['abc', 'a whole number from 1 to 1024'], ['0', 'a whole number from 1 to 1024'], ['1e3', 'a whole number']],
+    PORT: [['notaport', 'a whole number from 0 to 65535'], ['65536', 'a whole number from 0 to 65535'], [' 80', 'a whole number']],
+    FIB_MAX_NUM: [['100', 'a whole number from 0 to 78'], ['0x10', 'a whole number']],
+    LOG_LEVEL: [['loud', 'one of fatal, error, warn, info, debug, trace, silent']],
+    REQUEST_TIMEOUT_MS: [['0', 'a whole number from 1 to'], ['1.5', 'a whole number']],
+    POOL_MAX_QUEUE: [['-1', 'a whole number from 0 to']],
+    SHUTDOWN_GRACE_MS: [['soon', 'a whole number from 0 to']]
+  }
+  for (const [name, values] of Object.entries(cases)) {
+    for (const [value, accepted] of values) {
+      t.throws(() => loadConfig({ [name]: value }), {
+        name: 'ConfigError',
+        message: `${name}=${JSON.stringify(value)} is invalid: expected ${accepted}`
+      }, `${name}=${value}`)
+    }
+  }
+  t.throws(() => loadConfig({ PORT: 'x' }), ConfigError)
+})

@@ -1,0 +1,30 @@
+// Test helpers: an app built from a given environment, closed when the test ends.
+import { Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { build as buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+
+export const TEST_WORKER = fileURLToPath(new URL('./fixtures/test-worker.js', import.meta.url))
+
+// Builds the app from `env`; the log lines it writes are collected in `logs` (parsed JSON).
+export async function build (t, env = {}, { workerFile } = {}) {
+  const logs = []
+  const stream = new Writable({
+    write (chunk, encoding, callback) {
+      logs.push(JSON.parse(chunk))
+      callback()
+    }
+  })
+  const app = await buildApp(loadConfig(env), { logger: { level: 'info', stream }, workerFile })
+  t.teardown(() => app.close())
+  return { app, logs }
+}
+
+// Resolves once `predicate()` holds, polling each turn of the event loop; fails after `ms`.
+export async function until (predicate, ms = 10_000) {
+  const deadline = Date.now() + ms
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
