@@ -4,7 +4,7 @@ import Fastify, { LogController } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import drain from './drain.js'
-import errors from './errors.js'
+import errors, { frameworkError } from './errors.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
 import pool from './pool.js'
 import fibRoute from './routes/fib.js'
@@ -40,6 +40,7 @@ export async function build (config, { logger = { level: config.logLevel }, work
   const app = Fastify({
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
+    frameworkErrors: frameworkError,
     logController: new RequestLog(),
     // Closing is answered by the routes themselves, in the service's own error shape.
     return503OnClosing: false

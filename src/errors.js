@@ -16,10 +16,14 @@ export function shuttingDown () {
   return new HttpError(503, 'SHUTTING_DOWN', 'The service is shutting down; retry on another instance', { retryAfter: 1 })
 }
 
-const codeOf = (statusCode) => STATUS_CODES[statusCode].toUpperCase().replace(/\W+/g, '_')
-
 export function errorBody (statusCode, code, message, requestId) {
   return { statusCode, error: STATUS_CODES[statusCode], code, message, requestId }
+}
+
+// Fastify's option for errors raised before routing (a URL it cannot decode): same shape.
+export function frameworkError (err, request, reply) {
+  reply.header('x-request-id', request.id)
+  return reply.code(400).send(errorBody(400, 'BAD_REQUEST', err.message, request.id))
 }
 
 async function errors (app) {
@@ -27,10 +31,6 @@ async function errors (app) {
     if (err instanceof HttpError) {
       if (err.retryAfter !== undefined) reply.header('retry-after', err.retryAfter)
       return reply.code(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, request.id))
-    }
-    // The framework's own 4xx (a body it cannot parse, ...) say plainly what was wrong.
-    if (err.statusCode >= 400 && err.statusCode < 500) {
-      return reply.code(err.statusCode).send(errorBody(err.statusCode, codeOf(err.statusCode), err.message, request.id))
     }
     // Anything else is ours to fix: logged in full, answered without internals.
     request.log.error({ err }, 'request failed')

@@ -17,8 +17,8 @@ export function dereference (node, root = node) {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, dereference(value, root)]))
 }
 
-export function readSpec (path = SPEC_PATH) {
-  return parse(readFileSync(path, 'utf8'))
+export function readSpec () {
+  return parse(readFileSync(SPEC_PATH, 'utf8'))
 }
 
 // The Fastify schema (querystring + one response schema per status) of one operation.

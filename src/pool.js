@@ -26,29 +26,26 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
 
   // Seconds until the queued work is likely done: queued tasks x mean run time / threads.
   function retryAfter () {
-    const meanMs = piscina.histogram.runTime.mean || 0
+    // The warm-up tasks guarantee the run-time histogram is never empty.
+    const meanMs = piscina.histogram.runTime.mean
     return Math.max(1, Math.ceil(piscina.queueSize * meanMs / threads / 1000))
   }
 
   // Runs one task; `signal` aborts it (the client went away). A queued task is dropped,
   // a running one has its thread terminated and replaced, so no thread computes for nobody.
-  async function run (task, signal) {
+  function run (task, signal) {
     if (inFlight >= capacity) {
       const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued; retry later`
       throw new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter() })
     }
     inFlight++
     const deadline = AbortSignal.timeout(timeoutMs)
-    try {
-      return await piscina.run(task, { signal: AbortSignal.any([deadline, signal]) })
-    } catch (err) {
-      if (deadline.aborted) {
+    return piscina.run(task, { signal: AbortSignal.any([deadline, signal]) })
+      .catch((err) => {
+        if (!deadline.aborted) throw err
         throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
-      }
-      throw err
-    } finally {
-      inFlight--
-    }
+      })
+      .finally(() => { inFlight-- })
   }
 
   app.decorate('pool', {

@@ -1,14 +1,13 @@
 // Entry point: the one place that reads the environment, listens, and wires graceful shutdown.
 import closeWithGrace from 'close-with-grace'
 import { build } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
+import { loadConfig } from './config.js'
 
 let config
 try {
   config = loadConfig(process.env)
 } catch (err) {
-  if (!(err instanceof ConfigError)) throw err
-  // One plain line naming the setting: an operator's typo is not a crash.
+  // A ConfigError: one plain line naming the setting, since an operator's typo is not a crash.
   process.stderr.write(`fib-pool: ${err.message}\n`)
   process.exit(1)
 }

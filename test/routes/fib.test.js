@@ -113,3 +113,19 @@ test('one log line per request carries num, status and duration', async (t) => {
   t.equal(lines.length, 1)
   t.match(lines[0], { msg: 'request completed', num: 20, statusCode: 200, durationMs: Number, url: '/fib?num=20' })
 })
+
+test('a client that goes away cancels its task: with one thread, the next request is served at once', async (t) => {
+  const { app, logs } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${app.server.address().port}`
+  const before = (await (await fetch(`${url}/fib?num=3`)).json()).threadId
+  const gone = new AbortController()
+  const abandoned = fetch(`${url}/fib?num=78`, { signal: gone.signal, headers: { 'x-request-id': 'gone-1' } })
+  await until(() => app.pool.inFlight === 1)
+  gone.abort()
+  await t.rejects(abandoned)
+  await until(() => app.pool.inFlight === 0)
+  const next = await (await fetch(`${url}/fib?num=3`)).json()
+  t.not(next.threadId, before, 'the thread computing for nobody was terminated and replaced')
+  t.match(logs.find((line) => line.reqId === 'gone-1'), { msg: 'client closed the connection; task cancelled', num: 78 })
+})
