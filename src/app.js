@@ -7,8 +7,10 @@ import drain from './drain.js'
 import errors, { frameworkError } from './errors.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
 import pool from './pool.js'
+import pressure from './pressure.js'
 import fibRoute from './routes/fib.js'
-import healthRoutes from './routes/health.js'
+import healthRoute from './routes/health.js'
+import readyRoute from './routes/ready.js'
 
 // A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.
 const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
@@ -65,9 +67,12 @@ export async function build (config, { logger = { level: config.logLevel }, work
   })
   await app.register(swagger, { mode: 'static', specification: { document: spec } })
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  await app.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum })
-  await app.register(healthRoutes, {
-    schemas: { health: routeSchema(resolved, 'GET', '/health'), ready: routeSchema(resolved, 'GET', '/ready') }
+  await app.register(healthRoute, { schema: routeSchema(resolved, 'GET', '/health') })
+  // The work routes, and readiness, are shed under main-thread pressure; liveness is not.
+  await app.register(async function work (scope) {
+    await scope.register(pressure, config.pressure)
+    await scope.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum })
+    await scope.register(readyRoute, { schema: routeSchema(resolved, 'GET', '/ready') })
   })
   return app
 }

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { HttpError } from './errors.js'
 
+// Weight of the newest task in the recent mean: about the last ten tasks count.
+const RECENT_WEIGHT = 0.2
 const FIB_WORKER = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
 
 async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKER }) {
@@ -23,12 +25,17 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
 
   const capacity = threads + maxQueue
   let inFlight = 0
+  // Mean compute time of recent tasks (exponentially weighted), unknown until one completes.
+  let recentMeanMs
 
-  // Seconds until the queued work is likely done: queued tasks x mean run time / threads.
+  // Seconds until the queued work is likely done: queued tasks x mean task time / threads.
   function retryAfter () {
-    // The warm-up tasks guarantee the run-time histogram is never empty.
-    const meanMs = piscina.histogram.runTime.mean
-    return Math.max(1, Math.ceil(piscina.queueSize * meanMs / threads / 1000))
+    const queued = Math.max(0, inFlight - threads)
+    return Math.max(1, Math.ceil(queued * (recentMeanMs ?? 0) / threads / 1000))
+  }
+
+  function record ({ computeMs }) {
+    recentMeanMs = recentMeanMs === undefined ? computeMs : recentMeanMs + RECENT_WEIGHT * (computeMs - recentMeanMs)
   }
 
   // Runs one task; `signal` aborts it (the client went away). A queued task is dropped,
@@ -41,7 +48,10 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
     inFlight++
     const deadline = AbortSignal.timeout(timeoutMs)
     return piscina.run(task, { signal: AbortSignal.any([deadline, signal]) })
-      .catch((err) => {
+      .then((result) => {
+        record(result)
+        return result
+      }, (err) => {
         if (!deadline.aborted) throw err
         throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
       })

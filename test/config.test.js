@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import { test } from 'tap'
 import { ConfigError, DEFAULT_QUEUE_PER_THREAD, loadConfig } from '../src/config.js'
 
@@ -13,7 +14,13 @@ test('with no settings, every default applies', async (t) => {
     poolMaxQueue: availableParallelism() * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: 45,
     requestTimeoutMs: 30000,
-    shutdownGraceMs: 35000
+    shutdownGraceMs: 35000,
+    pressure: {
+      maxEventLoopDelayMs: 250,
+      maxEventLoopUtilization: 0,
+      maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
+      maxRssBytes: 0
+    }
   })
   t.ok(Object.isFrozen(config))
 })
@@ -28,6 +35,10 @@ test('settings are read from the environment given', async (t) => {
     FIB_MAX_NUM: '78',
     REQUEST_TIMEOUT_MS: '1000',
     SHUTDOWN_GRACE_MS: '500',
+    PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '100',
+    PRESSURE_MAX_ELU: '0.9',
+    PRESSURE_MAX_HEAP_BYTES: '1000000000',
+    PRESSURE_MAX_RSS_BYTES: '2000000000',
     UNRELATED: 'ignored'
   })
   t.match(config, {
@@ -39,7 +50,8 @@ test('settings are read from the environment given', async (t) => {
     poolMaxQueue: 0,
     fibMaxNum: 78,
     requestTimeoutMs: 1000,
-    shutdownGraceMs: 500
+    shutdownGraceMs: 500,
+    pressure: { maxEventLoopDelayMs: 100, maxEventLoopUtilization: 0.9, maxHeapUsedBytes: 1e9, maxRssBytes: 2e9 }
   })
   t.notOk('UNRELATED' in config)
 })
@@ -62,7 +74,9 @@ test('a bad value is refused with a message naming the setting and what it accep
     LOG_LEVEL: [['loud', 'one of fatal, error, warn, info, debug, trace, silent']],
     REQUEST_TIMEOUT_MS: [['0', 'a whole number from 1 to'], ['1.5', 'a whole number']],
     POOL_MAX_QUEUE: [['-1', 'a whole number from 0 to']],
-    SHUTDOWN_GRACE_MS: [['soon', 'a whole number from 0 to']]
+    SHUTDOWN_GRACE_MS: [['soon', 'a whole number from 0 to']],
+    PRESSURE_MAX_ELU: [['1.5', 'a number from 0 to 1'], ['.5', 'a number from 0 to 1'], ['1e-1', 'a number from 0 to 1']],
+    PRESSURE_MAX_HEAP_BYTES: [['1GB', 'a whole number from 0 to']]
   }
   for (const [name, values] of Object.entries(cases)) {
     for (const [value, accepted] of values) {

@@ -20,10 +20,10 @@ export async function build (t, env = {}, { workerFile } = {}) {
   return { app, logs }
 }
 
-// Resolves once `predicate()` holds, polling each turn of the event loop; fails after `ms`.
+// Resolves once `predicate()` (sync or async) holds, polling every 5 ms; fails after `ms`.
 export async function until (predicate, ms = 10_000) {
   const deadline = Date.now() + ms
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }

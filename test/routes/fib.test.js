@@ -96,6 +96,17 @@ test('when the threads and the queue are full, a request is refused at once with
   t.same((await Promise.all(admitted)).map((r) => r.statusCode), [200, 200], 'the admitted ones still complete')
 })
 
+test('Retry-After estimates the queued work: queued tasks x recent task time / threads', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '5' }, { workerFile: TEST_WORKER })
+  t.equal((await app.inject('/fib?num=30')).statusCode, 200, 'a 300 ms task sets the recent mean')
+  const admitted = Array.from({ length: 6 }, () => app.inject('/fib?num=30'))
+  await until(() => app.pool.full)
+  const res = await app.inject('/fib?num=3')
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '2', '5 queued x 0.3 s / 1 thread = 1.5 s, rounded up')
+  await Promise.all(admitted)
+})
+
 test('while shutting down, a new fib request gets 503 SHUTTING_DOWN', async (t) => {
   const { app } = await build(t)
   app.closing = true
