@@ -14,8 +14,9 @@ export const DEFAULT_QUEUE_PER_THREAD = 4
 // event-loop delay of a quarter second means requests are already waiting.
 export const DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS = 250
 // Off by default: under a flood the main thread is busiest answering 503s, and shedding on its
-// utilisation then turns away work idle threads could do (measured: 19% of thread time spent on
-// delivered answers with a 0.98 limit, 82% without; test/overload.test.js).
+// utilisation then turns away work idle threads could do. Measured with clients sharing the main
+// thread (test/overload.test.js): 19% of thread time went to delivered answers with a 0.98 limit,
+// 82% without. With k6 as a separate process on 2 cores both settings gave the same result.
 export const DEFAULT_PRESSURE_MAX_ELU = 0
 // Shed before the heap reaches V8's limit, where the process would crash instead.
 const DEFAULT_HEAP_SHARE = 0.9
