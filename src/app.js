@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import drain from './drain.js'
 import errors, { frameworkError } from './errors.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
+import metrics from './metrics.js'
 import pool from './pool.js'
 import pressure from './pressure.js'
 import fibRoute from './routes/fib.js'
@@ -59,6 +60,7 @@ export async function build (config, { logger = { level: config.logLevel }, work
 
   await app.register(errors)
   await app.register(drain)
+  await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(pool, {
     threads: config.poolThreads,
     maxQueue: config.poolMaxQueue,

@@ -26,7 +26,9 @@ export function routeSchema (resolved, method, url) {
   const operation = resolved.paths[url]?.[method.toLowerCase()]
   if (operation === undefined) throw new Error(`openapi.yaml has no ${method} ${url}`)
   const schema = {
+    // JSON responses get a schema (validated shape, fast serialisation); text goes out as it is.
     response: Object.fromEntries(Object.entries(operation.responses)
+      .filter(([, response]) => response.content['application/json'] !== undefined)
       .map(([status, response]) => [status, response.content['application/json'].schema]))
   }
   const query = (operation.parameters ?? []).filter((param) => param.in === 'query')

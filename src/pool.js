@@ -1,4 +1,5 @@
 // The Piscina pool: sized once, its admission bounded, every task under a deadline, closed with the app.
+import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
@@ -46,14 +47,24 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
       throw new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter() })
     }
     inFlight++
+    const { metrics } = app
+    const admitted = performance.now()
     const deadline = AbortSignal.timeout(timeoutMs)
     return piscina.run(task, { signal: AbortSignal.any([deadline, signal]) })
       .then((result) => {
+        metrics.completed.inc()
+        metrics.taskRun.observe(result.computeMs / 1000)
+        metrics.taskWait.observe(Math.max(0, performance.now() - admitted - result.computeMs) / 1000)
         record(result)
         return result
       }, (err) => {
-        if (!deadline.aborted) throw err
-        throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
+        if (deadline.aborted) {
+          metrics.aborted.inc({ reason: 'deadline' })
+          throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
+        }
+        if (signal.aborted) metrics.aborted.inc({ reason: 'client_gone' })
+        else metrics.failed.inc()
+        throw err
       })
       .finally(() => { inFlight-- })
   }

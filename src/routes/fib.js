@@ -10,6 +10,10 @@ export default async function fibRoute (app, { schema, maxNum }) {
       const { num, message } = parseNum(request.query.num, maxNum)
       if (message !== undefined) throw new HttpError(400, 'FIB_NUM_INVALID', message)
       request.query.num = num
+    },
+    // Every refusal before work (queue full, pressure, shutdown) is counted by its reason.
+    onError: async (request, reply, err) => {
+      if (err.statusCode === 503) app.metrics.rejected.inc({ reason: err.code.toLowerCase() })
     }
   }, async function fib (request, reply) {
     if (app.closing) throw shuttingDown()

@@ -1,0 +1,104 @@
+// Prometheus metrics (prom-client): every metric the service exposes is named here, served at GET /metrics.
+import { readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import fp from 'fastify-plugin'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+
+// Seconds, from a fraction of a millisecond (fib(10), a 503) to past the longest sensible task
+// (fib(45) is about 15 s on one core) and the default 30 s deadline.
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60]
+
+async function metrics (app, { config, schema }) {
+  const registry = new Registry()
+  const registers = [registry]
+  collectDefaultMetrics({ register: registry })
+
+  let lastElu = performance.eventLoopUtilization()
+  // eslint-disable-next-line no-new -- registered in `registry`, read at scrape time
+  new Gauge({
+    name: 'nodejs_eventloop_utilization_ratio',
+    help: 'Share of the time since the previous scrape that the main thread\'s event loop was busy.',
+    registers,
+    collect () {
+      const now = performance.eventLoopUtilization()
+      this.set(performance.eventLoopUtilization(now, lastElu).utilization)
+      lastElu = now
+    }
+  })
+
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to response, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: DURATION_BUCKETS,
+    registers
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL: unknown paths share one label value.
+    const route = request.routeOptions.url ?? 'unmatched'
+    httpDuration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000)
+  })
+
+  // The pool in the USE spirit: how big, how busy, how queued; read at scrape time.
+  const poolGauge = (name, help, read) => new Gauge({ name, help, registers, collect () { this.set(read(app.pool)) } })
+  poolGauge('fib_pool_threads', 'Worker threads in the pool.', (pool) => pool.threads)
+  poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', (pool) => Math.min(pool.inFlight, pool.threads))
+  poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', (pool) => Math.max(0, pool.inFlight - pool.threads))
+  poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', (pool) => pool.capacity - pool.threads)
+  const info = new Gauge({
+    name: 'fib_pool_info',
+    help: 'The service version and pool configuration, as labels; always 1.',
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'fib_max_num', 'request_timeout_seconds'],
+    registers
+  })
+  info.set({
+    version,
+    threads: config.poolThreads,
+    threads_source: config.poolThreadsSource,
+    max_queue: config.poolMaxQueue,
+    fib_max_num: config.fibMaxNum,
+    request_timeout_seconds: config.requestTimeoutMs / 1000
+  }, 1)
+
+  const instruments = {
+    taskWait: new Histogram({
+      name: 'fib_pool_task_wait_seconds',
+      help: 'Time a completed task waited between admission and its thread starting it (queue and hand-off).',
+      buckets: DURATION_BUCKETS,
+      registers
+    }),
+    taskRun: new Histogram({
+      name: 'fib_pool_task_run_seconds',
+      help: 'Time a completed task computed on its thread.',
+      buckets: DURATION_BUCKETS,
+      registers
+    }),
+    completed: new Counter({ name: 'fib_pool_tasks_completed_total', help: 'Tasks that completed with a result.', registers }),
+    failed: new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers }),
+    aborted: new Counter({
+      name: 'fib_pool_tasks_aborted_total',
+      help: 'Tasks cancelled before their result: reason="deadline" (REQUEST_TIMEOUT_MS) or "client_gone".',
+      labelNames: ['reason'],
+      registers
+    }),
+    rejected: new Counter({
+      name: 'fib_requests_rejected_total',
+      help: 'fib requests refused with 503 before any work: reason="queue_full", "under_pressure" or "shutting_down".',
+      labelNames: ['reason'],
+      registers
+    })
+  }
+  // Every reason is exported from the start, at 0, so rate() sees the first increment.
+  for (const reason of ['deadline', 'client_gone']) instruments.aborted.labels(reason).inc(0)
+  for (const reason of ['queue_full', 'under_pressure', 'shutting_down']) instruments.rejected.labels(reason).inc(0)
+  app.decorate('metrics', instruments)
+
+  app.get('/metrics', { schema }, async (request, reply) => {
+    reply.type(registry.contentType)
+    return registry.metrics()
+  })
+}
+
+export default fp(metrics, { name: 'metrics' })

@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process'
+import { test } from 'tap'
+import { build, TEST_WORKER, until } from './helper.js'
+import { THROWS } from './fixtures/test-worker.js'
+
+// The value of one sample in the exposition, e.g. value(text, 'x_total', 'reason="deadline"').
+function value (text, name, labels = '') {
+  const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}}` : `${name} `))
+  return line === undefined ? undefined : Number(line.split(' ').pop())
+}
+
+const scrape = async (app) => (await app.inject('/metrics')).body
+
+test('/metrics serves the Prometheus text format with the pool\'s size, capacity and configuration', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_MAX_QUEUE: '5', FIB_MAX_NUM: '40', REQUEST_TIMEOUT_MS: '1500' })
+  const res = await app.inject('/metrics')
+  t.equal(res.statusCode, 200)
+  t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
+  t.equal(value(res.body, 'fib_pool_threads'), 2)
+  t.equal(value(res.body, 'fib_pool_queue_capacity'), 5)
+  t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
+  t.equal(value(res.body, 'fib_pool_queue_size'), 0)
+  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",fib_max_num="40",request_timeout_seconds="1.5"'), 1)
+  const elu = value(res.body, 'nodejs_eventloop_utilization_ratio')
+  t.ok(elu >= 0 && elu <= 1, `event-loop utilisation is a ratio (${elu})`)
+  t.ok(value(res.body, 'nodejs_eventloop_lag_p99_seconds') >= 0, 'prom-client\'s default metrics are there')
+  t.ok(value(res.body, 'process_resident_memory_bytes') > 0)
+})
+
+test('7 tasks move the completed count and both task histograms by 7', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2' })
+  const before = await scrape(app)
+  await Promise.all(Array.from({ length: 7 }, () => app.inject('/fib?num=20')))
+  const after = await scrape(app)
+  for (const name of ['fib_pool_tasks_completed_total', 'fib_pool_task_run_seconds_count', 'fib_pool_task_wait_seconds_count']) {
+    t.equal(value(after, name) - value(before, name), 7, name)
+  }
+  t.ok(value(after, 'fib_pool_task_run_seconds_sum') > 0)
+  t.equal(value(after, 'http_request_duration_seconds_count', 'method="GET",route="/fib",status_code="200"'), 7, 'the route template, not the URL')
+})
+
+test('a shed request counts as rejected{reason="queue_full"}, and busy threads and queue show the load', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '1' }, { workerFile: TEST_WORKER })
+  const admitted = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
+  await until(() => app.pool.full)
+  const loaded = await scrape(app)
+  t.equal(value(loaded, 'fib_pool_busy_threads'), 1)
+  t.equal(value(loaded, 'fib_pool_queue_size'), 1)
+  t.equal(value(loaded, 'fib_requests_rejected_total', 'reason="queue_full"'), 0)
+  t.equal((await app.inject('/fib?num=3')).statusCode, 503)
+  t.equal(value(await scrape(app), 'fib_requests_rejected_total', 'reason="queue_full"'), 1)
+  t.equal((await app.inject('/ready')).statusCode, 503)
+  t.equal(value(await scrape(app), 'fib_requests_rejected_total', 'reason="queue_full"'), 1, 'a readiness probe is not a rejected request')
+  await Promise.all(admitted)
+})
+
+test('a deadline counts as aborted{reason="deadline"}, a throwing task as failed', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '100', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  t.equal((await app.inject(`/fib?num=${THROWS}`)).statusCode, 500)
+  t.equal((await app.inject('/fib?num=50')).statusCode, 504)
+  const text = await scrape(app)
+  t.equal(value(text, 'fib_pool_tasks_aborted_total', 'reason="deadline"'), 1)
+  t.equal(value(text, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 0)
+  t.equal(value(text, 'fib_pool_tasks_failed_total'), 1)
+  t.equal(value(text, 'fib_pool_tasks_completed_total'), 0, 'the warm-up tasks are not counted')
+})
+
+test('pressure and shutdown count as rejected with their reasons; unknown routes share one label', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', PRESSURE_MAX_HEAP_BYTES: '1' })
+  await until(async () => (await app.inject('/fib?num=3')).statusCode === 503)
+  t.ok(value(await scrape(app), 'fib_requests_rejected_total', 'reason="under_pressure"') >= 1)
+  t.equal((await app.inject('/metrics')).statusCode, 200, '/metrics is never shed')
+  app.closing = true
+  await app.inject('/fib?num=3')
+  await app.inject('/no/such/route?x=1')
+  const text = await scrape(app)
+  t.equal(value(text, 'fib_requests_rejected_total', 'reason="shutting_down"'), 0, 'under pressure, the pressure check answers first')
+  t.equal(value(text, 'http_request_duration_seconds_count', 'method="GET",route="unmatched",status_code="404"'), 1)
+})
+
+test('a fib request refused while shutting down counts as rejected{reason="shutting_down"}', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  app.closing = true
+  await app.inject('/fib?num=3')
+  t.equal(value(await scrape(app), 'fib_requests_rejected_total', 'reason="shutting_down"'), 1)
+})
+
+test('promtool finds no problem in the service\'s own metrics', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await app.inject('/fib?num=10')
+  const lint = spawnSync('promtool', ['check', 'metrics'], { input: await scrape(app), encoding: 'utf8' })
+  t.equal(lint.error, undefined, 'promtool runs (Debian package prometheus; .ci/run installs it)')
+  t.ok([0, 3].includes(lint.status), `promtool parsed the exposition (exit ${lint.status}): ${lint.stderr}`)
+  // prom-client's own nodejs_active_*_total gauges break the counter-suffix rule; nothing else may.
+  const problems = `${lint.stdout}${lint.stderr}`.split('\n').filter(Boolean)
+  const ours = problems.filter((line) => !/^nodejs_active_\w+_total /.test(line))
+  t.same(ours, [], 'no lint problem in the service\'s metrics')
+})

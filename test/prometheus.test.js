@@ -1,0 +1,57 @@
+// A real Prometheus (Debian package prometheus) scrapes the service with the project's scrape config.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'tap'
+import { parse, stringify } from 'yaml'
+import { build, until } from './helper.js'
+
+const SCRAPE_CONFIG = new URL('../deploy/prometheus.yml', import.meta.url)
+
+async function freePort () {
+  const server = createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2' })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  await app.inject('/fib?num=20')
+
+  // The project's config, pointed at this service and scraping every second.
+  const config = parse(readFileSync(SCRAPE_CONFIG, 'utf8'))
+  config.global.scrape_interval = '1s'
+  config.scrape_configs[0].static_configs[0].targets = [`127.0.0.1:${app.server.address().port}`]
+  const dir = mkdtempSync(join(tmpdir(), 'prometheus-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'prometheus.yml'), stringify(config))
+
+  const port = await freePort()
+  const prometheus = spawn('prometheus', [
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`
+  ], { stdio: 'ignore' })
+  t.teardown(() => prometheus.kill('SIGKILL'))
+  prometheus.on('error', (err) => t.fail(`cannot start prometheus: ${err.message}`))
+
+  const query = async (promql) => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`)
+    return (await res.json()).data.result
+  }
+  let up
+  await until(async () => {
+    up = await query('up{job="fib-pool"}').catch(() => [])
+    return up.length === 1 && up[0].value[1] === '1'
+  }, 60_000)
+  t.equal(up[0].value[1], '1', 'the target is up')
+  const [threads] = await query('fib_pool_threads{job="fib-pool"}')
+  t.equal(threads.value[1], '2', 'a pool metric arrives with its value')
+  const [completed] = await query('fib_pool_tasks_completed_total')
+  t.equal(completed.value[1], '1')
+})
