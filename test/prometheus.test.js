@@ -1,14 +1,16 @@
 // A real Prometheus (Debian package prometheus) scrapes the service with the project's scrape config.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 import { parse, stringify } from 'yaml'
 import { build, until } from './helper.js'
 
 const SCRAPE_CONFIG = new URL('../deploy/prometheus.yml', import.meta.url)
+const RULES = fileURLToPath(new URL('../deploy/rules.yml', import.meta.url))
 
 async function freePort () {
   const server = createServer()
@@ -18,6 +20,13 @@ async function freePort () {
   return port
 }
 
+test('the scrape config and the recording rules pass promtool', async (t) => {
+  for (const args of [['check', 'config', fileURLToPath(SCRAPE_CONFIG)], ['check', 'rules', RULES]]) {
+    const check = spawnSync('promtool', args, { encoding: 'utf8' })
+    t.equal(check.status, 0, `promtool ${args[0]} ${args[1]}`, { output: `${check.stdout}${check.stderr}` })
+  }
+})
+
 test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -26,6 +35,8 @@ test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', asyn
   // The project's config, pointed at this service and scraping every second.
   const config = parse(readFileSync(SCRAPE_CONFIG, 'utf8'))
   config.global.scrape_interval = '1s'
+  config.global.evaluation_interval = '1s'
+  config.rule_files = [RULES]
   config.scrape_configs[0].static_configs[0].targets = [`127.0.0.1:${app.server.address().port}`]
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -54,4 +65,16 @@ test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', asyn
   t.equal(threads.value[1], '2', 'a pool metric arrives with its value')
   const [completed] = await query('fib_pool_tasks_completed_total')
   t.equal(completed.value[1], '1')
+
+  // The README's three questions, answered by the recording rules, once two scrapes make a rate.
+  const load = setInterval(() => app.inject('/fib?num=15'), 50)
+  t.teardown(() => clearInterval(load))
+  for (const rule of ['fib_pool:thread_busy:ratio_rate1m', 'fib_pool:requests_shed:ratio_rate1m', 'fib_pool:request_duration_seconds:p99_rate5m']) {
+    let series
+    await until(async () => {
+      series = await query(rule)
+      return series.length === 1 && Number.isFinite(Number(series[0].value[1]))
+    }, 30_000)
+    t.ok(Number(series[0].value[1]) >= 0, `${rule} = ${series[0].value[1]}`)
+  }
 })
