@@ -1,7 +1,7 @@
 // The service's settings: one validated schema, read from the environment once, every default here.
-import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import envSchema from 'env-schema'
+import { availableCpus } from './cpus.js'
 
 // fib(78) is the last Fibonacci number a double holds exactly (below 2^53).
 export const MAX_EXACT_FIB_NUM = 78
@@ -59,9 +59,9 @@ function invalid (name, value) {
   return new ConfigError(`${name}=${JSON.stringify(value)} is invalid: expected ${accepted(schema.properties[name])}`)
 }
 
-// Reads the settings from `env` (process.env in production, a plain object in tests).
-// An empty variable counts as unset.
-export function loadConfig (env = process.env) {
+// Reads the settings from `env` (process.env in production, a plain object in tests); `cpus` is
+// what this process may use ({ cpus, source }, see cpus.js). An empty variable counts as unset.
+export function loadConfig (env = process.env, cpus = availableCpus()) {
   const given = {}
   for (const [name, rule] of Object.entries(schema.properties)) {
     const value = env[name]
@@ -76,13 +76,14 @@ export function loadConfig (env = process.env) {
     const name = err.errors[0].instancePath.slice(1)
     throw invalid(name, given[name])
   }
-  const poolThreads = parsed.POOL_THREADS ?? availableParallelism()
+  const poolThreads = parsed.POOL_THREADS ?? cpus.cpus
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
     logLevel: parsed.LOG_LEVEL,
     poolThreads,
-    poolThreadsSource: parsed.POOL_THREADS === undefined ? 'availableParallelism' : 'POOL_THREADS',
+    poolThreadsSource: parsed.POOL_THREADS === undefined ? cpus.source : 'POOL_THREADS',
+    availableCpus: cpus.cpus,
     poolMaxQueue: parsed.POOL_MAX_QUEUE ?? poolThreads * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: parsed.FIB_MAX_NUM,
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,

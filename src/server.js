@@ -37,6 +37,7 @@ try {
 app.log.info({
   threads: config.poolThreads,
   threadsFrom: config.poolThreadsSource,
+  availableCpus: config.availableCpus,
   maxQueue: config.poolMaxQueue,
   fibMaxNum: config.fibMaxNum,
   requestTimeoutMs: config.requestTimeoutMs,

@@ -1,17 +1,19 @@
-import { availableParallelism } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import { test } from 'tap'
 import { ConfigError, DEFAULT_QUEUE_PER_THREAD, loadConfig } from '../src/config.js'
+import { availableCpus } from '../src/cpus.js'
 
 test('with no settings, every default applies', async (t) => {
   const config = loadConfig({})
+  const { cpus, source } = availableCpus()
   t.same(config, {
     port: 3000,
     host: '0.0.0.0',
     logLevel: 'info',
-    poolThreads: availableParallelism(),
-    poolThreadsSource: 'availableParallelism',
-    poolMaxQueue: availableParallelism() * DEFAULT_QUEUE_PER_THREAD,
+    poolThreads: cpus,
+    poolThreadsSource: source,
+    availableCpus: cpus,
+    poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: 45,
     requestTimeoutMs: 30000,
     shutdownGraceMs: 35000,
@@ -54,6 +56,12 @@ test('settings are read from the environment given', async (t) => {
     pressure: { maxEventLoopDelayMs: 100, maxEventLoopUtilization: 0.9, maxHeapUsedBytes: 1e9, maxRssBytes: 2e9 }
   })
   t.notOk('UNRELATED' in config)
+})
+
+test('the pool defaults to the CPUs the process may use, and says where that came from', async (t) => {
+  const config = loadConfig({}, { cpus: 3, source: 'cgroup v2 cpu.max' })
+  t.match(config, { poolThreads: 3, poolThreadsSource: 'cgroup v2 cpu.max', availableCpus: 3, poolMaxQueue: 3 * DEFAULT_QUEUE_PER_THREAD })
+  t.match(loadConfig({ POOL_THREADS: '5' }, { cpus: 3, source: 'cgroup v2 cpu.max' }), { poolThreads: 5, poolThreadsSource: 'POOL_THREADS', availableCpus: 3 })
 })
 
 test('the default queue and grace follow the threads and the timeout', async (t) => {

@@ -18,6 +18,7 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
   t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
   t.equal(value(res.body, 'fib_pool_threads'), 2)
   t.equal(value(res.body, 'fib_pool_queue_capacity'), 5)
+  t.ok(value(res.body, 'fib_pool_available_cpus') >= 1)
   t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
   t.equal(value(res.body, 'fib_pool_queue_size'), 0)
   t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",fib_max_num="40",request_timeout_seconds="1.5"'), 1)

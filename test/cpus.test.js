@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { test } from 'tap'
+import { availableCpus } from '../src/cpus.js'
+
+// A fake /sys/fs/cgroup and /proc/self/cgroup: `files` maps paths under the root to contents.
+function fakeTree (t, procSelfCgroup, files) {
+  const dir = mkdtempSync(join(tmpdir(), 'cgroup-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, 'root', path)), { recursive: true })
+    writeFileSync(join(dir, 'root', path), `${content}\n`)
+  }
+  writeFileSync(join(dir, 'cgroup'), procSelfCgroup)
+  return { root: join(dir, 'root'), procSelfCgroup: join(dir, 'cgroup') }
+}
+
+const V2 = '0::/app.slice/api.scope\n'
+const V1 = '12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n0::/\n'
+
+test('cgroup v2: cpu.max caps the affinity, floored', async (t) => {
+  const tree = fakeTree(t, V2, { 'app.slice/api.scope/cpu.max': '200000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 64 }), { cpus: 2, source: 'cgroup v2 cpu.max' })
+})
+
+test('cgroup v2: an ancestor\'s tighter quota wins', async (t) => {
+  const tree = fakeTree(t, V2, { 'app.slice/api.scope/cpu.max': 'max 100000', 'app.slice/cpu.max': '300000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 64 }), { cpus: 3, source: 'cgroup v2 cpu.max' })
+})
+
+test('cgroup v2 inside a container: the mount root is the container\'s own cgroup', async (t) => {
+  const tree = fakeTree(t, V2, { 'cpu.max': '400000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 64 }), { cpus: 4, source: 'cgroup v2 cpu.max' })
+})
+
+test('cgroup v1: cfs_quota_us / cfs_period_us', async (t) => {
+  const tree = fakeTree(t, V1, { 'cpu/docker/abc/cpu.cfs_quota_us': '250000', 'cpu/docker/abc/cpu.cfs_period_us': '100000' })
+  t.same(availableCpus({ ...tree, parallelism: 64 }), { cpus: 2, source: 'cgroup v1 cpu.cfs_quota_us' })
+})
+
+test('cgroup v1 inside a container, and a quota of -1 higher up meaning unlimited', async (t) => {
+  const tree = fakeTree(t, V1, { 'cpu/cpu.cfs_quota_us': '150000', 'cpu/cpu.cfs_period_us': '100000' })
+  t.same(availableCpus({ ...tree, parallelism: 8 }), { cpus: 1, source: 'cgroup v1 cpu.cfs_quota_us' }, '1.5 CPUs floor to 1')
+  const unlimited = fakeTree(t, V1, { 'cpu/cpu.cfs_quota_us': '-1', 'cpu/cpu.cfs_period_us': '100000' })
+  t.same(availableCpus({ ...unlimited, parallelism: 8 }), { cpus: 8, source: 'availableParallelism' })
+})
+
+test('no quota ("max"), or one above the affinity: the affinity stands', async (t) => {
+  const none = fakeTree(t, V2, { 'cpu.max': 'max 100000' })
+  t.same(availableCpus({ ...none, parallelism: 6 }), { cpus: 6, source: 'availableParallelism' })
+  const above = fakeTree(t, V2, { 'cpu.max': '1600000 100000' })
+  t.same(availableCpus({ ...above, parallelism: 6 }), { cpus: 6, source: 'availableParallelism' })
+})
+
+test('a quota below one CPU still gives one thread', async (t) => {
+  const tree = fakeTree(t, V2, { 'cpu.max': '50000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 4 }), { cpus: 1, source: 'cgroup v2 cpu.max' })
+})
+
+test('unreadable or unknown cgroup files fall back to the affinity', async (t) => {
+  t.same(availableCpus({ root: '/nonexistent', procSelfCgroup: '/nonexistent/cgroup', parallelism: 3 }), { cpus: 3, source: 'availableParallelism' })
+  const missing = fakeTree(t, V2, {})
+  t.same(availableCpus({ ...missing, parallelism: 3 }), { cpus: 3, source: 'availableParallelism' })
+  const noCpuController = fakeTree(t, '3:memory:/x\n', {})
+  t.same(availableCpus({ ...noCpuController, parallelism: 3 }), { cpus: 3, source: 'availableParallelism' })
+})
+
+test('on this machine the answer is between 1 and the affinity', async (t) => {
+  const { cpus } = availableCpus()
+  t.ok(cpus >= 1)
+})
