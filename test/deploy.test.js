@@ -1,0 +1,57 @@
+// The deployment files agree with the service: same scrape config, grace periods longer than the
+// drain, probes on the right routes, a CPU limit that the pool sizing turns into threads.
+import { readFileSync } from 'node:fs'
+import { test } from 'tap'
+import { parse } from 'yaml'
+import { loadConfig } from '../src/config.js'
+
+const read = (path) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8')
+const compose = parse(read('docker-compose.yml'))
+const deployment = parse(read('deploy/k8s/deployment.yaml'))
+const { shutdownGraceMs } = loadConfig({})
+const seconds = (duration) => Number(duration.replace(/s$/, ''))
+
+test('compose: Prometheus uses the project\'s scrape config and rules', async (t) => {
+  t.same(compose.services.prometheus.volumes, [
+    './deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+    './deploy/rules.yml:/etc/prometheus/rules.yml:ro'
+  ])
+  t.same(parse(read('deploy/prometheus.yml')).scrape_configs[0].static_configs[0].targets, ['api:3000'], 'it scrapes the api service')
+})
+
+test('compose: the api has a CPU limit and a stop grace longer than the drain', async (t) => {
+  const { api } = compose.services
+  t.ok(api.cpus >= 1)
+  t.ok(seconds(api.stop_grace_period) * 1000 > shutdownGraceMs, `${api.stop_grace_period} > ${shutdownGraceMs} ms`)
+})
+
+test('compose: k6 runs scaling.js under the loadtest profile once the api is healthy', async (t) => {
+  const { k6 } = compose.services
+  t.same(k6.profiles, ['loadtest'])
+  t.same(k6.depends_on, { api: { condition: 'service_healthy' } })
+  t.equal(k6.environment.BASE_URL, 'http://api:3000')
+  t.same(k6.command, ['run', '/scripts/scaling.js'])
+})
+
+test('k8s: probes on /health and /ready, a grace period longer than preStop plus the drain', async (t) => {
+  const pod = deployment.spec.template.spec
+  const [api] = pod.containers
+  t.equal(api.livenessProbe.httpGet.path, '/health')
+  t.equal(api.readinessProbe.httpGet.path, '/ready')
+  const preStop = Number(api.lifecycle.preStop.exec.command[1])
+  t.ok(pod.terminationGracePeriodSeconds > preStop + shutdownGraceMs / 1000, `${pod.terminationGracePeriodSeconds} s > ${preStop} s + ${shutdownGraceMs} ms`)
+})
+
+test('k8s: CPU requests equal whole-CPU limits, so the quota gives the pool an exact thread count', async (t) => {
+  const { resources } = deployment.spec.template.spec.containers[0]
+  t.equal(resources.requests.cpu, resources.limits.cpu)
+  t.match(resources.limits.cpu, /^[1-9][0-9]*$/, 'a whole number of CPUs: a fraction would be floored')
+})
+
+test('the RSS pressure limit sits below the memory limit everywhere it is set', async (t) => {
+  const [api] = deployment.spec.template.spec.containers
+  const rss = Number(api.env.find((e) => e.name === 'PRESSURE_MAX_RSS_BYTES').value)
+  t.ok(rss < 512 * 1024 * 1024 && api.resources.limits.memory === '512Mi')
+  t.equal(Number(compose.services.api.environment.PRESSURE_MAX_RSS_BYTES), rss)
+  t.equal(compose.services.api.mem_limit, '512m')
+})
