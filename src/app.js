@@ -73,7 +73,7 @@ export async function build (config, { logger = { level: config.logLevel }, work
   // The work routes, and readiness, are shed under main-thread pressure; liveness is not.
   await app.register(async function work (scope) {
     await scope.register(pressure, config.pressure)
-    await scope.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum })
+    await scope.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum, inlineMaxNum: config.fibInlineMaxNum })
     await scope.register(readyRoute, { schema: routeSchema(resolved, 'GET', '/ready') })
   })
   return app

@@ -7,6 +7,10 @@ import { availableCpus } from './cpus.js'
 export const MAX_EXACT_FIB_NUM = 78
 export const DEFAULT_FIB_MAX_NUM = 45
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+// A task cheaper than a thread round trip runs on the main thread (see bench/README.md for the
+// crossover measured). Capped so that no setting can block the main thread for long.
+export const DEFAULT_FIB_INLINE_MAX_NUM = 20
+const MAX_INLINE_NUM = 30
 // Tasks queued per thread by default: enough to keep every thread busy between
 // arrivals, few enough that a queued request waits a handful of task times, not minutes.
 export const DEFAULT_QUEUE_PER_THREAD = 4
@@ -33,6 +37,7 @@ const schema = {
     POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
     POOL_MAX_QUEUE: { type: 'integer', minimum: 0, maximum: 1_000_000 },
     FIB_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_EXACT_FIB_NUM, default: DEFAULT_FIB_MAX_NUM },
+    FIB_INLINE_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_INLINE_NUM, default: DEFAULT_FIB_INLINE_MAX_NUM },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_REQUEST_TIMEOUT_MS },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 86_400_000 },
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS },
@@ -86,6 +91,7 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     availableCpus: cpus.cpus,
     poolMaxQueue: parsed.POOL_MAX_QUEUE ?? poolThreads * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: parsed.FIB_MAX_NUM,
+    fibInlineMaxNum: parsed.FIB_INLINE_MAX_NUM,
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS ?? parsed.REQUEST_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
     pressure: {

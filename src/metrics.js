@@ -52,7 +52,7 @@ async function metrics (app, { config, schema }) {
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'fib_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -61,6 +61,7 @@ async function metrics (app, { config, schema }) {
     threads_source: config.poolThreadsSource,
     max_queue: config.poolMaxQueue,
     fib_max_num: config.fibMaxNum,
+    fib_inline_max_num: config.fibInlineMaxNum,
     request_timeout_seconds: config.requestTimeoutMs / 1000
   }, 1)
 
@@ -78,6 +79,7 @@ async function metrics (app, { config, schema }) {
       registers
     }),
     completed: new Counter({ name: 'fib_pool_tasks_completed_total', help: 'Tasks that completed with a result.', registers }),
+    inline: new Counter({ name: 'fib_inline_total', help: 'fib requests computed on the main thread (num <= FIB_INLINE_MAX_NUM).', registers }),
     failed: new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers }),
     aborted: new Counter({
       name: 'fib_pool_tasks_aborted_total',

@@ -15,6 +15,7 @@ test('with no settings, every default applies', async (t) => {
     availableCpus: cpus,
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: 45,
+    fibInlineMaxNum: 20,
     requestTimeoutMs: 30000,
     shutdownGraceMs: 35000,
     pressure: {
@@ -79,6 +80,7 @@ test('a bad value is refused with a message naming the setting and what it accep
     POOL_THREADS: [['abc', 'a whole number from 1 to 1024'], ['0', 'a whole number from 1 to 1024'], ['1e3', 'a whole number']],
     PORT: [['notaport', 'a whole number from 0 to 65535'], ['65536', 'a whole number from 0 to 65535'], [' 80', 'a whole number']],
     FIB_MAX_NUM: [['100', 'a whole number from 0 to 78'], ['0x10', 'a whole number']],
+    FIB_INLINE_MAX_NUM: [['31', 'a whole number from 0 to 30']],
     LOG_LEVEL: [['loud', 'one of fatal, error, warn, info, debug, trace, silent']],
     REQUEST_TIMEOUT_MS: [['0', 'a whole number from 1 to'], ['1.5', 'a whole number']],
     POOL_MAX_QUEUE: [['-1', 'a whole number from 0 to']],

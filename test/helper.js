@@ -7,7 +7,9 @@ import { loadConfig } from '../src/config.js'
 export const TEST_WORKER = fileURLToPath(new URL('./fixtures/test-worker.js', import.meta.url))
 
 // Builds the app from `env`; the log lines it writes are collected in `logs` (parsed JSON).
+// With a stand-in worker, no num is computed inline unless the test says so.
 export async function build (t, env = {}, { workerFile } = {}) {
+  if (workerFile !== undefined) env = { FIB_INLINE_MAX_NUM: '0', ...env }
   const logs = []
   const stream = new Writable({
     write (chunk, encoding, callback) {

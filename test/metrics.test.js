@@ -21,7 +21,7 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
   t.ok(value(res.body, 'fib_pool_available_cpus') >= 1)
   t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
   t.equal(value(res.body, 'fib_pool_queue_size'), 0)
-  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",fib_max_num="40",request_timeout_seconds="1.5"'), 1)
+  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",fib_max_num="40",fib_inline_max_num="20",request_timeout_seconds="1.5"'), 1)
   const elu = value(res.body, 'nodejs_eventloop_utilization_ratio')
   t.ok(elu >= 0 && elu <= 1, `event-loop utilisation is a ratio (${elu})`)
   t.ok(value(res.body, 'nodejs_eventloop_lag_p99_seconds') >= 0, 'prom-client\'s default metrics are there')
@@ -31,13 +31,22 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
 test('7 tasks move the completed count and both task histograms by 7', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   const before = await scrape(app)
-  await Promise.all(Array.from({ length: 7 }, () => app.inject('/fib?num=20')))
+  await Promise.all(Array.from({ length: 7 }, () => app.inject('/fib?num=25')))
   const after = await scrape(app)
   for (const name of ['fib_pool_tasks_completed_total', 'fib_pool_task_run_seconds_count', 'fib_pool_task_wait_seconds_count']) {
     t.equal(value(after, name) - value(before, name), 7, name)
   }
   t.ok(value(after, 'fib_pool_task_run_seconds_sum') > 0)
   t.equal(value(after, 'http_request_duration_seconds_count', 'method="GET",route="/fib",status_code="200"'), 7, 'the route template, not the URL')
+})
+
+test('a num up to FIB_INLINE_MAX_NUM counts as inline, not as a pool task', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await app.inject('/fib?num=20')
+  await app.inject('/fib?num=21')
+  const text = await scrape(app)
+  t.equal(value(text, 'fib_inline_total'), 1)
+  t.equal(value(text, 'fib_pool_tasks_completed_total'), 1)
 })
 
 test('a shed request counts as rejected{reason="queue_full"}, and busy threads and queue show the load', async (t) => {

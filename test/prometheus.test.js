@@ -30,7 +30,7 @@ test('the scrape config and the recording rules pass promtool', async (t) => {
 test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   await app.listen({ port: 0, host: '127.0.0.1' })
-  await app.inject('/fib?num=20')
+  await app.inject('/fib?num=25')
 
   // The project's config, pointed at this service and scraping every second.
   const config = parse(readFileSync(SCRAPE_CONFIG, 'utf8'))
@@ -67,7 +67,7 @@ test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', asyn
   t.equal(completed.value[1], '1')
 
   // The README's three questions, answered by the recording rules, once two scrapes make a rate.
-  const load = setInterval(() => app.inject('/fib?num=15'), 50)
+  const load = setInterval(() => app.inject('/fib?num=22'), 50)
   t.teardown(() => clearInterval(load))
   for (const rule of ['fib_pool:thread_busy:ratio_rate1m', 'fib_pool:requests_shed:ratio_rate1m', 'fib_pool:request_duration_seconds:p99_rate5m']) {
     let series

@@ -19,6 +19,19 @@ test('the largest num allowed by FIB_MAX_NUM is computed exactly', async (t) => 
   t.equal(res.json().message, 'num must be at most 32, got 33')
 })
 
+test('a num up to FIB_INLINE_MAX_NUM (20) is computed on the main thread, above it on the pool', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  t.match((await app.inject('/fib?num=20')).json(), { num: 20, result: 6765, threadId: 0 })
+  t.not((await app.inject('/fib?num=21')).json().threadId, 0)
+})
+
+test('FIB_INLINE_MAX_NUM=0 sends every num to the pool, fib(0) included', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', FIB_INLINE_MAX_NUM: '0' })
+  const res = (await app.inject('/fib?num=0')).json()
+  t.match(res, { num: 0, result: 0 })
+  t.not(res.threadId, 0)
+})
+
 const BAD = {
   'num is missing': ['/fib', /num is required/],
   'num is empty': ['/fib?num=', /num is empty/],

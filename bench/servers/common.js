@@ -1,0 +1,25 @@
+// What every baseline server shares, so that only the concurrency strategy differs:
+// the same naive fib, the same response shape, the same port handling, Fastify for HTTP.
+import Fastify from 'fastify'
+import fibTask from '../../workers/fib.js'
+
+export const PORT = Number(process.env.PORT || 3000)
+const HOST = '127.0.0.1'
+export const THREADS = Number(process.env.THREADS || 2)
+
+// The same work and the same body as the service's.
+export { fibTask }
+
+// A Fastify app with /health and a /fib whose handler `compute(num)` resolves to the body.
+export async function serve (compute) {
+  const app = Fastify({ logger: false })
+  app.get('/health', async () => ({ status: 'ok' }))
+  app.get('/fib', async (request) => {
+    const num = Number(request.query.num)
+    return { num, ...await compute(num) }
+  })
+  await app.listen({ port: PORT, host: HOST })
+  return app
+}
+
+export const inline = (num) => fibTask({ num })
