@@ -7,9 +7,10 @@ import { availableCpus } from './cpus.js'
 export const MAX_EXACT_FIB_NUM = 78
 export const DEFAULT_FIB_MAX_NUM = 45
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-// A task cheaper than a thread round trip runs on the main thread (see bench/README.md for the
-// crossover measured). Capped so that no setting can block the main thread for long.
-export const DEFAULT_FIB_INLINE_MAX_NUM = 20
+// A task cheaper than the hand-off to a thread runs on the main thread: up to fib(18) (~30 us)
+// it costs the main thread less than the hand-off does, whatever the core count (bench/README.md).
+// Capped so that no setting can block the main thread for long.
+export const DEFAULT_FIB_INLINE_MAX_NUM = 18
 const MAX_INLINE_NUM = 30
 // Tasks queued per thread by default: enough to keep every thread busy between
 // arrivals, few enough that a queued request waits a handful of task times, not minutes.

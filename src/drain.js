@@ -19,8 +19,9 @@ async function drain (app) {
     app.closing = true
     for (const socket of unused) socket.destroy()
   })
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (app.closing) reply.header('connection', 'close')
+    done()
   })
 }
 

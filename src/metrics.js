@@ -35,10 +35,19 @@ async function metrics (app, { config, schema }) {
     buckets: DURATION_BUCKETS,
     registers
   })
-  app.addHook('onResponse', async (request, reply) => {
+  // One child per label set, kept: labelling costs a sort and a hash on every observe otherwise.
+  const series = new Map()
+  app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: unknown paths share one label value.
     const route = request.routeOptions.url ?? 'unmatched'
-    httpDuration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000)
+    const key = `${request.method} ${route} ${reply.statusCode}`
+    let child = series.get(key)
+    if (child === undefined) {
+      child = httpDuration.labels(request.method, route, String(reply.statusCode))
+      series.set(key, child)
+    }
+    child.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   // The pool in the USE spirit: how big, how busy, how queued; read at scrape time.

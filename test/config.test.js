@@ -15,7 +15,7 @@ test('with no settings, every default applies', async (t) => {
     availableCpus: cpus,
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     fibMaxNum: 45,
-    fibInlineMaxNum: 20,
+    fibInlineMaxNum: 18,
     requestTimeoutMs: 30000,
     shutdownGraceMs: 35000,
     pressure: {

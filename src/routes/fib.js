@@ -9,10 +9,11 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
   app.get('/fib', {
     schema,
     // Runs before Ajv, whose coercion would take "1e2", "0x10" or " 5" for numbers.
-    preValidation: async (request) => {
+    preValidation: (request, reply, done) => {
       const { num, message } = parseNum(request.query.num, maxNum)
-      if (message !== undefined) throw new HttpError(400, 'FIB_NUM_INVALID', message)
+      if (message !== undefined) return done(new HttpError(400, 'FIB_NUM_INVALID', message))
       request.query.num = num
+      done()
     },
     // Every refusal before work (queue full, pressure, shutdown) is counted by its reason.
     onError: async (request, reply, err) => {
