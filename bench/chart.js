@@ -27,7 +27,7 @@ export function chart ({ machine, servers, workloads, results }) {
       parts.push(
         `<text x="${LABEL - 8}" y="${y + BAR - 5}" text-anchor="end">${escape(name)}</text>`,
         `<rect x="${LABEL}" y="${y}" width="${width.toFixed(1)}" height="${BAR}" fill="${fill}"/>`,
-        `<text x="${LABEL + width + 6}" y="${y + BAR - 5}">${value.toFixed(2)}x</text>`
+        `<text x="${Math.min(LABEL + width + 6, WIDTH - 60)}" y="${y + BAR - 5}"${width + LABEL + 6 > WIDTH - 60 ? ' fill="white"' : ''}>${value.toFixed(2)}x</text>`
       )
       y += BAR + GAP
     }
