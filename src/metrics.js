@@ -55,9 +55,9 @@ async function metrics (app, { config, schema }) {
   poolGauge('fib_pool_threads', 'Worker threads in the pool.', (pool) => pool.threads)
   new Gauge({ name: 'fib_pool_available_cpus', help: 'CPUs this process may use: affinity capped by the cgroup CPU quota.', registers })
     .set(config.availableCpus)
-  poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', (pool) => Math.min(pool.inFlight, pool.threads))
-  poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', (pool) => Math.max(0, pool.inFlight - pool.threads))
-  poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', (pool) => pool.capacity - pool.threads)
+  poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', (pool) => pool.busy)
+  poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', (pool) => pool.queued)
+  poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', (pool) => pool.maxQueue)
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',

@@ -29,10 +29,19 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
   // Mean compute time of recent tasks (exponentially weighted), unknown until one completes.
   let recentMeanMs
 
+  // Admitted tasks split into those on a thread and those waiting for one.
+  const busy = () => Math.min(inFlight, threads)
+  const queued = () => Math.max(0, inFlight - threads)
+
   // Seconds until the queued work is likely done: queued tasks x mean task time / threads.
   function retryAfter () {
-    const queued = Math.max(0, inFlight - threads)
-    return Math.max(1, Math.ceil(queued * (recentMeanMs ?? 0) / threads / 1000))
+    return Math.max(1, Math.ceil(queued() * (recentMeanMs ?? 0) / threads / 1000))
+  }
+
+  // The refusal of a request when every thread is busy and the queue is full.
+  function queueFull () {
+    const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued; retry later`
+    return new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter() })
   }
 
   function record ({ computeMs }) {
@@ -42,10 +51,7 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
   // Runs one task; `signal` aborts it (the client went away). A queued task is dropped,
   // a running one has its thread terminated and replaced, so no thread computes for nobody.
   function run (task, signal) {
-    if (inFlight >= capacity) {
-      const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued; retry later`
-      throw new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter() })
-    }
+    if (inFlight >= capacity) throw queueFull()
     inFlight++
     const { metrics } = app
     const admitted = performance.now()
@@ -72,10 +78,13 @@ async function pool (app, { threads, maxQueue, timeoutMs, workerFile = FIB_WORKE
   app.decorate('pool', {
     run,
     threads,
+    maxQueue,
     capacity,
-    retryAfter,
+    queueFull,
     get full () { return inFlight >= capacity },
     get inFlight () { return inFlight },
+    get busy () { return busy() },
+    get queued () { return queued() },
     piscina
   })
   // Runs after the server has drained its requests, so no task is cut short here.
