@@ -66,6 +66,7 @@ export async function build (config, { logger = { level: config.logLevel }, work
   await app.register(pool, {
     threads: config.poolThreads,
     maxQueue: config.poolMaxQueue,
+    tasksPerThread: config.poolTasksPerThread,
     timeoutMs: config.requestTimeoutMs,
     workerFile
   })

@@ -61,7 +61,7 @@ async function metrics (app, { config, schema }) {
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'tasks_per_thread', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -69,6 +69,7 @@ async function metrics (app, { config, schema }) {
     threads: config.poolThreads,
     threads_source: config.poolThreadsSource,
     max_queue: config.poolMaxQueue,
+    tasks_per_thread: config.poolTasksPerThread,
     fib_max_num: config.fibMaxNum,
     fib_inline_max_num: config.fibInlineMaxNum,
     request_timeout_seconds: config.requestTimeoutMs / 1000
@@ -90,6 +91,11 @@ async function metrics (app, { config, schema }) {
     completed: new Counter({ name: 'fib_pool_tasks_completed_total', help: 'Tasks that completed with a result.', registers }),
     inline: new Counter({ name: 'fib_inline_total', help: 'fib requests computed on the main thread (num <= FIB_INLINE_MAX_NUM).', registers }),
     failed: new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers }),
+    retried: new Counter({
+      name: 'fib_pool_tasks_retried_total',
+      help: 'Tasks run again from the start because the thread they shared with an aborted task was terminated.',
+      registers
+    }),
     aborted: new Counter({
       name: 'fib_pool_tasks_aborted_total',
       help: 'Tasks cancelled before their result: reason="deadline" (REQUEST_TIMEOUT_MS) or "client_gone".',

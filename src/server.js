@@ -39,6 +39,7 @@ app.log.info({
   threadsFrom: config.poolThreadsSource,
   availableCpus: config.availableCpus,
   maxQueue: config.poolMaxQueue,
+  tasksPerThread: config.poolTasksPerThread,
   fibMaxNum: config.fibMaxNum,
   requestTimeoutMs: config.requestTimeoutMs,
   shutdownGraceMs: config.shutdownGraceMs

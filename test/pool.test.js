@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { build } from './helper.js'
+import { build, TEST_WORKER, until } from './helper.js'
 
 const threadIds = (app) => app.pool.piscina.threads.map((thread) => thread.threadId).sort()
 
@@ -31,3 +31,46 @@ test('the capacity is the threads plus POOL_MAX_QUEUE', async (t) => {
   t.equal(app.pool.inFlight, 0)
   t.equal(app.pool.full, false)
 })
+
+test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, never a third', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { workerFile: TEST_WORKER })
+  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'the second task was handed to the thread at once')
+  tasks.push(app.inject('/fib?num=30'))
+  await until(() => app.pool.inFlight === 3)
+  t.equal(app.pool.piscina.queueSize, 1, 'the third waits in the shared queue')
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
+test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the shared queue', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { workerFile: TEST_WORKER })
+  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 1)
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
+// Two tasks on one thread; the client of one goes away, which terminates the thread under both.
+async function abandonOneOfTwo (t, abandoned) {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { workerFile: TEST_WORKER })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${app.server.address().port}/fib?num=30`
+  const gone = new AbortController()
+  const requests = [0, 1].map((i) => fetch(url, i === abandoned ? { signal: gone.signal } : {}))
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'both tasks are on the thread')
+  gone.abort()
+  await t.rejects(requests[abandoned])
+  const kept = await requests[1 - abandoned]
+  t.equal(kept.status, 200, 'the other task ran again on the new thread and answered')
+  t.equal((await kept.json()).result, 30)
+  const metrics = (await app.inject('/metrics')).body
+  t.match(metrics, 'fib_pool_tasks_retried_total 1')
+  t.match(metrics, 'fib_pool_tasks_aborted_total{reason="client_gone"} 1')
+  t.match(metrics, 'fib_pool_tasks_failed_total 0')
+}
+
+test('aborting the task waiting on a thread runs the task it interrupted again', (t) => abandonOneOfTwo(t, 1))
+
+test('aborting the running task runs the task waiting behind it on a new thread', (t) => abandonOneOfTwo(t, 0))
