@@ -33,6 +33,23 @@ test('compose: k6 runs scaling.js under the loadtest profile once the api is hea
   t.same(k6.command, ['run', '/scripts/scaling.js'])
 })
 
+test('compose: Grafana provisions the project\'s dashboard on the compose Prometheus', async (t) => {
+  const { grafana } = compose.services
+  t.same(grafana.volumes, [
+    './deploy/grafana/provisioning:/etc/grafana/provisioning:ro',
+    './deploy/grafana/dashboards:/var/lib/grafana/dashboards:ro'
+  ])
+  const [source] = parse(read('deploy/grafana/provisioning/datasources/prometheus.yml')).datasources
+  t.equal(source.url, 'http://prometheus:9090', 'the prometheus service')
+  t.equal(parse(read('deploy/grafana/provisioning/dashboards/fib-pool.yml')).providers[0].options.path, '/var/lib/grafana/dashboards')
+  const dashboard = JSON.parse(read('deploy/grafana/dashboards/fib-pool.json'))
+  t.ok(dashboard.panels.length > 0)
+  for (const panel of dashboard.panels) {
+    t.ok(panel.targets.length > 0, panel.title)
+    for (const target of [panel, ...panel.targets]) t.equal(target.datasource.uid, source.uid, `${panel.title}: the provisioned data source`)
+  }
+})
+
 test('k8s: probes on /health and /ready, a grace period longer than preStop plus the drain', async (t) => {
   const pod = deployment.spec.template.spec
   const [api] = pod.containers

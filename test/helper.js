@@ -1,4 +1,5 @@
 // Test helpers: an app built from a given environment, closed when the test ends.
+import { createServer } from 'node:net'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { build as buildApp } from '../src/app.js'
@@ -29,4 +30,13 @@ export async function until (predicate, ms = 10_000) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
+}
+
+// A TCP port free on loopback at the time of asking.
+export async function freePort () {
+  const server = createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }

@@ -1,24 +1,16 @@
 // A real Prometheus (Debian package prometheus) scrapes the service with the project's scrape config.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 import { parse, stringify } from 'yaml'
-import { build, until } from './helper.js'
+import { build, freePort, until } from './helper.js'
 
 const SCRAPE_CONFIG = new URL('../deploy/prometheus.yml', import.meta.url)
 const RULES = fileURLToPath(new URL('../deploy/rules.yml', import.meta.url))
-
-async function freePort () {
-  const server = createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+const DASHBOARD = new URL('../deploy/grafana/dashboards/fib-pool.json', import.meta.url)
 
 test('the scrape config and the recording rules pass promtool', async (t) => {
   for (const args of [['check', 'config', fileURLToPath(SCRAPE_CONFIG)], ['check', 'rules', RULES]]) {
@@ -76,5 +68,13 @@ test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', asyn
       return series.length === 1 && Number.isFinite(Number(series[0].value[1]))
     }, 30_000)
     t.ok(Number(series[0].value[1]) >= 0, `${rule} = ${series[0].value[1]}`)
+  }
+
+  // Every query of the Grafana dashboard is valid PromQL and finds the series it names.
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8'))
+  for (const { expr } of dashboard.panels.flatMap((panel) => panel.targets)) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(expr)}`)
+    const body = await res.json()
+    t.ok(body.status === 'success' && body.data.result.length > 0, `dashboard: ${expr}`, { error: body.error })
   }
 })
