@@ -36,6 +36,7 @@ const schema = {
   type: 'object',
   properties: {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    METRICS_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
     HOST: { type: 'string', default: '0.0.0.0' },
     LOG_LEVEL: { type: 'string', enum: LOG_LEVELS, default: 'info' },
     POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
@@ -86,10 +87,14 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     const name = err.errors[0].instancePath.slice(1)
     throw invalid(name, given[name])
   }
+  if (parsed.METRICS_PORT === parsed.PORT) {
+    throw new ConfigError(`METRICS_PORT=${JSON.stringify(given.METRICS_PORT)} is invalid: expected a port other than PORT (${parsed.PORT})`)
+  }
   const poolThreads = parsed.POOL_THREADS ?? cpus.cpus
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
+    metricsPort: parsed.METRICS_PORT,
     logLevel: parsed.LOG_LEVEL,
     poolThreads,
     poolThreadsSource: parsed.POOL_THREADS === undefined ? cpus.source : 'POOL_THREADS',

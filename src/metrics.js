@@ -1,8 +1,10 @@
 // Prometheus metrics (prom-client): every metric the service exposes is named here, served at GET /metrics.
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
+import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import errors from './errors.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -114,10 +116,21 @@ async function metrics (app, { config, schema }) {
   for (const reason of ['queue_full', 'under_pressure', 'shutting_down']) instruments.rejected.labels(reason).inc(0)
   app.decorate('metrics', instruments)
 
-  app.get('/metrics', { schema }, async (request, reply) => {
+  async function exposition (request, reply) {
     reply.type(registry.contentType)
     return registry.metrics()
-  })
+  }
+  app.get('/metrics', { schema }, exposition)
+
+  // With METRICS_PORT, the same exposition also on a listener of its own (e.g. one that only
+  // Prometheus can reach); server.js listens on it, the app closes it.
+  if (config.metricsPort !== undefined) {
+    const exposer = Fastify({ logger: false })
+    await exposer.register(errors)
+    exposer.get('/metrics', { schema }, exposition)
+    app.decorate('metricsServer', exposer)
+    app.addHook('onClose', () => exposer.close())
+  }
 }
 
 export default fp(metrics, { name: 'metrics' })

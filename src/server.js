@@ -28,16 +28,21 @@ closeWithGrace({ delay: config.shutdownGraceMs, logger: app.log }, async ({ sign
   app.log.info('shut down cleanly')
 })
 
-try {
-  await app.listen({ port: config.port, host: config.host })
-} catch (err) {
-  app.log.fatal({ err }, `cannot listen on ${config.host}:${config.port}`)
-  process.exit(1)
+async function listen (server, port) {
+  try {
+    await server.listen({ port, host: config.host })
+  } catch (err) {
+    app.log.fatal({ err }, `cannot listen on ${config.host}:${port}`)
+    process.exit(1)
+  }
 }
+await listen(app, config.port)
+if (app.metricsServer) await listen(app.metricsServer, config.metricsPort)
 app.log.info({
   threads: config.poolThreads,
   threadsFrom: config.poolThreadsSource,
   availableCpus: config.availableCpus,
+  metricsPort: config.metricsPort,
   maxQueue: config.poolMaxQueue,
   tasksPerThread: config.poolTasksPerThread,
   fibMaxNum: config.fibMaxNum,

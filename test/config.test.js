@@ -9,6 +9,7 @@ test('with no settings, every default applies', async (t) => {
   t.same(config, {
     port: 3000,
     host: '0.0.0.0',
+    metricsPort: undefined,
     logLevel: 'info',
     poolThreads: cpus,
     poolThreadsSource: source,
@@ -33,6 +34,7 @@ test('settings are read from the environment given', async (t) => {
   const config = loadConfig({
     PORT: '8080',
     HOST: '127.0.0.1',
+    METRICS_PORT: '9464',
     LOG_LEVEL: 'debug',
     POOL_THREADS: '3',
     POOL_MAX_QUEUE: '0',
@@ -49,6 +51,7 @@ test('settings are read from the environment given', async (t) => {
   t.match(config, {
     port: 8080,
     host: '127.0.0.1',
+    metricsPort: 9464,
     logLevel: 'debug',
     poolThreads: 3,
     poolThreadsSource: 'POOL_THREADS',
@@ -74,6 +77,11 @@ test('the default queue and grace follow the threads and the timeout', async (t)
   t.equal(config.shutdownGraceMs, 6000)
 })
 
+test('METRICS_PORT must differ from PORT', async (t) => {
+  t.throws(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' }), new ConfigError('METRICS_PORT="3000" is invalid: expected a port other than PORT (3000)'))
+  t.throws(() => loadConfig({ METRICS_PORT: '3000' }), ConfigError, 'PORT defaults to 3000')
+})
+
 test('an empty variable counts as unset', async (t) => {
   t.equal(loadConfig({ PORT: '', POOL_THREADS: '' }).port, 3000)
 })
@@ -87,6 +95,7 @@ test('a bad value is refused with a message naming the setting and what it accep
     LOG_LEVEL: [['loud', 'one of fatal, error, warn, info, debug, trace, silent']],
     REQUEST_TIMEOUT_MS: [['0', 'a whole number from 1 to'], ['1.5', 'a whole number']],
     POOL_MAX_QUEUE: [['-1', 'a whole number from 0 to']],
+    METRICS_PORT: [['0', 'a whole number from 1 to 65535'], ['70000', 'a whole number from 1 to 65535']],
     POOL_TASKS_PER_THREAD: [['3', 'a whole number from 1 to 2'], ['0', 'a whole number from 1 to 2']],
     SHUTDOWN_GRACE_MS: [['soon', 'a whole number from 0 to']],
     PRESSURE_MAX_ELU: [['1.5', 'a number from 0 to 1'], ['.5', 'a number from 0 to 1'], ['1e-1', 'a number from 0 to 1']],

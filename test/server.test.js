@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
+import { freePort } from './helper.js'
 
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url))
 const THROW_ON_SIGWINCH = new URL('./fixtures/throw-on-sigwinch.js', import.meta.url).href
@@ -111,6 +112,30 @@ test('a port already taken is one fatal log line and exit 1', async (t) => {
   const { code } = await exited
   t.equal(code, 1)
   t.match(lines.at(-1), { level: 60, msg: `cannot listen on 127.0.0.1:${taken.address().port}`, err: { code: 'EADDRINUSE' } })
+})
+
+test('a METRICS_PORT already taken is one fatal log line naming it, and exit 1', async (t) => {
+  const taken = createServer()
+  await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => taken.close())
+  const { lines, exited } = start(t, { METRICS_PORT: String(taken.address().port) })
+  t.equal((await exited).code, 1)
+  t.match(lines.at(-1), { level: 60, msg: `cannot listen on 127.0.0.1:${taken.address().port}`, err: { code: 'EADDRINUSE' } })
+})
+
+test('METRICS_PORT serves the metrics on a listener of its own as well; SIGTERM closes both', async (t) => {
+  const metricsPort = await freePort()
+  const { child, exited, listening } = start(t, { METRICS_PORT: String(metricsPort) })
+  const port = await listening
+  const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+  t.equal(own.status, 200)
+  t.match(await own.text(), 'fib_pool_threads 1')
+  t.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 200, 'still on the main port too')
+  const other = await fetch(`http://127.0.0.1:${metricsPort}/fib?num=3`)
+  t.equal(other.status, 404, 'nothing but the metrics there')
+  t.match(await other.json(), { code: 'NOT_FOUND' })
+  child.kill('SIGTERM')
+  t.equal((await exited).code, 0)
 })
 
 test('on a terminal the log lines are pretty, not JSON', async (t) => {
