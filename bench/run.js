@@ -50,6 +50,8 @@ const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor((sorted.length - 1) / 2)]
 }
+// A number for a table or a log line; '-' where there is none (e.g. no 2xx answer to time).
+const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
 function start (server) {
@@ -182,7 +184,7 @@ for (let round = 0; round < ROUNDS; round++) {
     for (const server of order) {
       const result = await run(server, workload)
       runs[workload.id][server.name].push(result)
-      console.log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${result.p50?.toFixed(2)} ms  p99 ${result.p99?.toFixed(2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
+      console.log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
     }
   }
 }
@@ -221,7 +223,6 @@ console.log(`bench: wrote ${join(OUT, 'results.md')}, results.json and chart.svg
 process.exit(0)
 
 function markdown ({ machine, seconds, rounds, computeFloorMs, servers, workloads, results }) {
-  const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '-')
   const lines = [
     '# Benchmark results',
