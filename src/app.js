@@ -67,6 +67,7 @@ export async function build (config, { logger = { level: config.logLevel }, work
     threads: config.poolThreads,
     maxQueue: config.poolMaxQueue,
     tasksPerThread: config.poolTasksPerThread,
+    nice: config.poolThreadNice,
     timeoutMs: config.requestTimeoutMs,
     workerFile
   })

@@ -63,7 +63,7 @@ async function metrics (app, { config, schema }) {
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'tasks_per_thread', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -72,6 +72,7 @@ async function metrics (app, { config, schema }) {
     threads_source: config.poolThreadsSource,
     max_queue: config.poolMaxQueue,
     tasks_per_thread: config.poolTasksPerThread,
+    thread_nice: config.poolThreadNice,
     fib_max_num: config.fibMaxNum,
     fib_inline_max_num: config.fibInlineMaxNum,
     request_timeout_seconds: config.requestTimeoutMs / 1000

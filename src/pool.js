@@ -24,7 +24,7 @@ function twoPerThread (task, workers) {
   return busyWithOne
 }
 
-async function pool (app, { threads, maxQueue, tasksPerThread, timeoutMs, workerFile = FIB_WORKER }) {
+async function pool (app, { threads, maxQueue, tasksPerThread, nice, timeoutMs, workerFile = FIB_WORKER }) {
   const piscina = new Piscina({
     filename: workerFile,
     // Both bounds set, and no idle timeout: threads start once and stay warm.
@@ -34,7 +34,9 @@ async function pool (app, { threads, maxQueue, tasksPerThread, timeoutMs, worker
     // Piscina never refuses a task that carries a signal, so this is a backstop:
     // the admission count below is what bounds the queue.
     maxQueue,
-    ...(tasksPerThread === 2 && { loadBalancer: twoPerThread })
+    ...(tasksPerThread === 2 && { loadBalancer: twoPerThread }),
+    // Added to each worker thread's nice value on Linux (the main thread keeps its own).
+    niceIncrement: nice
   })
   // One trivial task per thread loads the task module everywhere before the app is ready,
   // so the first requests do not pay for thread start-up against their deadline.
@@ -103,6 +105,7 @@ async function pool (app, { threads, maxQueue, tasksPerThread, timeoutMs, worker
     threads,
     maxQueue,
     tasksPerThread,
+    nice,
     capacity,
     queueFull,
     get full () { return inFlight >= capacity },

@@ -45,6 +45,7 @@ app.log.info({
   metricsPort: config.metricsPort,
   maxQueue: config.poolMaxQueue,
   tasksPerThread: config.poolTasksPerThread,
+  threadNice: config.poolThreadNice,
   fibMaxNum: config.fibMaxNum,
   requestTimeoutMs: config.requestTimeoutMs,
   shutdownGraceMs: config.shutdownGraceMs

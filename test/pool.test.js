@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { build, TEST_WORKER, until } from './helper.js'
@@ -74,3 +75,23 @@ async function abandonOneOfTwo (t, abandoned) {
 test('aborting the task waiting on a thread runs the task it interrupted again', (t) => abandonOneOfTwo(t, 1))
 
 test('aborting the running task runs the task waiting behind it on a new thread', (t) => abandonOneOfTwo(t, 0))
+
+// This process's threads by id, each with its name and nice value (Linux /proc).
+function threadsNow () {
+  return new Map(readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    // The nice value is field 19; the fields after the ")" that ends the name start at 3.
+    return [tid, { name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), nice: Number(stat.split(') ')[1].split(' ')[16]) }]
+  }))
+}
+
+test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority', async (t) => {
+  const before = threadsNow()
+  const mainNice = before.get(String(process.pid)).nice
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_THREAD_NICE: '7' })
+  // New worker threads at that nice value: the pool's two (tap's loader threads keep the main's).
+  const lowered = [...threadsNow()].filter(([tid, { name, nice }]) => name === 'WorkerThread' && !before.has(tid) && nice === mainNice + 7)
+  t.equal(lowered.length, 2, 'both pool threads run 7 lower')
+  t.equal(threadsNow().get(String(process.pid)).nice, mainNice)
+  await app.close()
+})
