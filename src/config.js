@@ -18,9 +18,10 @@ export const DEFAULT_QUEUE_PER_THREAD = 4
 // A second task may wait on a busy thread, so threads never idle between queued tasks; 1 keeps
 // every waiting task in the shared queue, for the first thread to free up (bench/README.md).
 export const DEFAULT_TASKS_PER_THREAD = 2
-// Worker threads run at the lowest priority, so the main thread gets a core the moment it has
-// a request: /health p99 under full load 7.05 -> 3.55 ms, throughput unchanged (bench/README.md).
-export const DEFAULT_POOL_THREAD_NICE = 19
+// Off by default. Lower-priority workers let the main thread take a core at once (/health p99
+// under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and
+// anything else on the machine: accepted requests waited 744 ms instead of 270 (bench/README.md).
+export const DEFAULT_POOL_THREAD_NICE = 0
 // Main-thread pressure past which work is shed. The main thread only does HTTP, so a mean
 // event-loop delay of a quarter second means requests are already waiting.
 export const DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS = 250
