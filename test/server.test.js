@@ -104,23 +104,15 @@ test('an uncaught error is logged and shuts the service down, exit 1', async (t)
   t.match(lines.find((line) => line.level === 50), { msg: 'shutting down after an uncaught error', err: { message: 'boom from a test' } })
 })
 
-test('a port already taken is one fatal log line and exit 1', async (t) => {
+test('a port already taken, PORT or METRICS_PORT, is one fatal log line naming it and exit 1', async (t) => {
   const taken = createServer()
   await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve))
   t.teardown(() => taken.close())
-  const { lines, exited } = start(t, { PORT: String(taken.address().port) })
-  const { code } = await exited
-  t.equal(code, 1)
-  t.match(lines.at(-1), { level: 60, msg: `cannot listen on 127.0.0.1:${taken.address().port}`, err: { code: 'EADDRINUSE' } })
-})
-
-test('a METRICS_PORT already taken is one fatal log line naming it, and exit 1', async (t) => {
-  const taken = createServer()
-  await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => taken.close())
-  const { lines, exited } = start(t, { METRICS_PORT: String(taken.address().port) })
-  t.equal((await exited).code, 1)
-  t.match(lines.at(-1), { level: 60, msg: `cannot listen on 127.0.0.1:${taken.address().port}`, err: { code: 'EADDRINUSE' } })
+  for (const setting of ['PORT', 'METRICS_PORT']) {
+    const { lines, exited } = start(t, { [setting]: String(taken.address().port) })
+    t.equal((await exited).code, 1, setting)
+    t.match(lines.at(-1), { level: 60, msg: `cannot listen on 127.0.0.1:${taken.address().port}`, err: { code: 'EADDRINUSE' } })
+  }
 })
 
 test('METRICS_PORT serves the metrics on a listener of its own as well; SIGTERM closes both', async (t) => {
