@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { freePort } from './helper.js'
+import { freePort, until } from './helper.js'
 
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url))
 const THROW_ON_SIGWINCH = new URL('./fixtures/throw-on-sigwinch.js', import.meta.url).href
@@ -39,6 +39,12 @@ function start (t, env = {}, nodeArgs = []) {
   return { child, lines, exited, listening }
 }
 
+// Resolves once the service reports a task on a thread: the request has arrived and is computing.
+const computing = (port) => until(async () => {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  return /^fib_pool_busy_threads [1-9]/m.test(text)
+})
+
 const port = (lines) => Number(lines.find((line) => line.msg.startsWith('Server listening at http://127.0.0.1:')).msg.split(':').pop())
 
 test('bad configuration stops the process with one plain line naming the setting', async (t) => {
@@ -59,14 +65,14 @@ test('SIGTERM lets an in-flight fib(40) finish with 200, then exits 0', async (t
   const { child, lines, exited, listening } = start(t)
   const port = await listening
   const pending = fetch(`http://127.0.0.1:${port}/fib?num=40`, { headers: { 'x-request-id': 'drain-1' } })
-  await sleep(100)
+  await computing(port)
   child.kill('SIGTERM')
   const res = await pending
   t.equal(res.status, 200)
   t.match(await res.json(), { num: 40, result: 102334155 })
   const { code } = await exited
   t.equal(code, 0)
-  t.same(lines.slice(2).map((line) => line.msg), ['shutting down: draining in-flight requests', 'request completed', 'shut down cleanly'])
+  t.same(lines.slice(2).filter((line) => line.url !== '/metrics').map((line) => line.msg), ['shutting down: draining in-flight requests', 'request completed', 'shut down cleanly'])
   t.match(lines.find((line) => line.reqId === 'drain-1'), { num: 40, statusCode: 200, durationMs: Number })
 })
 
@@ -74,7 +80,7 @@ test('a second signal ends the process at once', async (t) => {
   const { child, exited, listening } = start(t)
   const port = await listening
   const pending = fetch(`http://127.0.0.1:${port}/fib?num=45`).catch((err) => err)
-  await sleep(100)
+  await computing(port)
   child.kill('SIGTERM')
   await sleep(100)
   child.kill('SIGINT')
@@ -88,7 +94,7 @@ test('when the grace delay runs out, the process exits 1 without waiting', async
   const { child, lines, exited, listening } = start(t, { SHUTDOWN_GRACE_MS: '300' })
   const port = await listening
   fetch(`http://127.0.0.1:${port}/fib?num=45`).catch(() => {})
-  await sleep(100)
+  await computing(port)
   child.kill('SIGTERM')
   const { code } = await exited
   t.equal(code, 1)
