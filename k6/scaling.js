@@ -1,7 +1,7 @@
 // k6/scaling.js: does throughput grow with the pool's threads while the main thread stays free?
 //
 //   k6 run k6/scaling.js                                   # against http://localhost:3000
-//   k6 run -e STEP_SECONDS=20 -e NUM=34 k6/scaling.js
+//   k6 run -e STEP_SECONDS=20 -e NUM=35 k6/scaling.js
 //
 // Steps the concurrency 1, 2, ... up to THREADS and on to 2 x THREADS, then 1 again, measures each
 // step, prints a table, writes it as JSON, and exits non-zero when the speed-up at THREADS is below
@@ -16,10 +16,11 @@ import { Counter, Gauge, Trend } from 'k6/metrics'
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:3000'
 const STEP_SECONDS = Number(__ENV.STEP_SECONDS || 10)
-// fib(32): about 20 ms of CPU. Beside it the HTTP round trip and the thread hand-off are small,
-// so one thread cannot look like two: at fib(30) one thread reached a speed-up of 1.50 at
-// concurrency 2 (work pipelined behind the round trip), at fib(32) 1.03.
-const NUM = Number(__ENV.NUM || 32)
+// fib(34): about 55 ms of CPU. Beside it the HTTP round trip and the thread hand-off are small,
+// so one thread cannot look like two. With shorter tasks a single thread gains from a second
+// client (its next task starts while the answer travels): speed-ups of 1.42-1.50 at fib(30),
+// up to 1.35 at fib(32), 0.95-1.07 at fib(34) (README, k6).
+const NUM = Number(__ENV.NUM || 34)
 // The concurrency at which every CPU should be busy; default: the CPUs the service may use.
 const THREADS = Number(__ENV.THREADS || 0)
 // Upper bound on THREADS, for the VUs k6 must allocate up front (2 per thread).
