@@ -20,7 +20,8 @@ function start (t, env = {}, nodeArgs = []) {
   const lines = []
   let stderr = ''
   child.stderr.on('data', (chunk) => { stderr += chunk })
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal, stderr }))
+  // 'close', not 'exit': by then stdout has been read to its end.
+  const exited = once(child, 'close').then(([code, signal]) => ({ code, signal, stderr }))
   const listening = new Promise((resolve, reject) => {
     let pending = ''
     child.stdout.on('data', (chunk) => {
