@@ -1,5 +1,6 @@
 // Entry point: the one place that reads the environment, listens, and wires graceful shutdown.
 import closeWithGrace from 'close-with-grace'
+import pino from 'pino'
 import { build } from './app.js'
 import { loadConfig } from './config.js'
 
@@ -15,7 +16,11 @@ try {
 // JSON lines for machines; pretty lines only when a person watches a terminal.
 const logger = {
   level: config.logLevel,
-  transport: process.stdout.isTTY ? { target: 'pino-pretty' } : undefined
+  ...(process.stdout.isTTY
+    ? { transport: { target: 'pino-pretty' } }
+    // Written before the call returns, so a line logged just before the process exits (a port
+    // already taken, 'shut down cleanly', a grace timeout) is never lost.
+    : { stream: pino.destination({ dest: 1, sync: true }) })
 }
 const app = await build(config, { logger })
 
