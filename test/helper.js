@@ -40,3 +40,9 @@ export async function freePort () {
   await new Promise((resolve) => server.close(resolve))
   return port
 }
+
+// The value of one sample in the exposition, e.g. value(text, 'x_total', 'reason="deadline"').
+export function value (text, name, labels = '') {
+  const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}}` : `${name} `))
+  return line === undefined ? undefined : Number(line.split(' ').pop())
+}

@@ -1,13 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { test } from 'tap'
-import { build, TEST_WORKER, until } from './helper.js'
+import { build, TEST_WORKER, until, value } from './helper.js'
 import { THROWS } from './fixtures/test-worker.js'
-
-// The value of one sample in the exposition, e.g. value(text, 'x_total', 'reason="deadline"').
-function value (text, name, labels = '') {
-  const line = text.split('\n').find((l) => l.startsWith(labels ? `${name}{${labels}}` : `${name} `))
-  return line === undefined ? undefined : Number(line.split(' ').pop())
-}
 
 const scrape = async (app) => (await app.inject('/metrics')).body
 

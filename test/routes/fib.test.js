@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { build, TEST_WORKER, until } from '../helper.js'
+import { build, TEST_WORKER, until, value } from '../helper.js'
 import { EXITS, THROWS } from '../fixtures/test-worker.js'
 
 test('num=42 answers 200 with fib(42), the thread and the compute time', async (t) => {
@@ -156,5 +156,5 @@ test('a client that goes away cancels its task: with one thread, the next reques
   const next = await (await fetch(`${url}/fib?num=3`)).json()
   t.not(next.threadId, before, 'the thread computing for nobody was terminated and replaced')
   t.match(logs.find((line) => line.reqId === 'gone-1'), { msg: 'client closed the connection; task cancelled', num: 78 })
-  t.match((await app.inject('/metrics')).body, 'fib_pool_tasks_aborted_total{reason="client_gone"} 1')
+  t.equal(value((await app.inject('/metrics')).body, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
 })
