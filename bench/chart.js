@@ -24,10 +24,12 @@ export function chart ({ machine, servers, workloads, results }) {
       const value = r[name].rps / r[panel.reference].rps
       const width = Math.max(1, Math.min(value, 2) * SCALE)
       const fill = name.startsWith('service') ? '#2b7a3d' : '#8a8f98'
+      // The ratio follows its bar, or sits inside it in white where the bar reaches the edge.
+      const inside = LABEL + width + 6 > WIDTH - 60
       parts.push(
         `<text x="${LABEL - 8}" y="${y + BAR - 5}" text-anchor="end">${escape(name)}</text>`,
         `<rect x="${LABEL}" y="${y}" width="${width.toFixed(1)}" height="${BAR}" fill="${fill}"/>`,
-        `<text x="${Math.min(LABEL + width + 6, WIDTH - 60)}" y="${y + BAR - 5}"${width + LABEL + 6 > WIDTH - 60 ? ' fill="white"' : ''}>${value.toFixed(2)}x</text>`
+        `<text x="${inside ? WIDTH - 60 : LABEL + width + 6}" y="${y + BAR - 5}"${inside ? ' fill="white"' : ''}>${value.toFixed(2)}x</text>`
       )
       y += BAR + GAP
     }
