@@ -3,5 +3,5 @@ import neostandard from 'neostandard'
 export default [
   ...neostandard({ ignores: ['coverage/**', '.tap/**'] }),
   // k6 scripts run in k6's JavaScript runtime, which provides these.
-  { files: ['k6/**/*.js'], languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly' } } }
+  { files: ['k6/**/*.js', 'bench/k6/**/*.js'], languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly' } } }
 ]

@@ -7,7 +7,7 @@ import drain from './drain.js'
 import errors, { frameworkError } from './errors.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
 import metrics from './metrics.js'
-import pool from './pool.js'
+import pool, { FIB_TASK } from './pool/index.js'
 import pressure from './pressure.js'
 import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
@@ -38,8 +38,9 @@ class RequestLog extends LogController {
   }
 }
 
-// `logger` is Fastify's logger option (pino options or false); `workerFile` swaps the task in tests.
-export async function build (config, { logger = { level: config.logLevel }, workerFile } = {}) {
+// `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
+// (its worker file, the size of an input, a calibration input: see FIB_TASK).
+export async function build (config, { logger = { level: config.logLevel }, task = FIB_TASK } = {}) {
   const app = Fastify({
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
@@ -62,15 +63,16 @@ export async function build (config, { logger = { level: config.logLevel }, work
 
   await app.register(errors)
   await app.register(drain)
-  await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(pool, {
     threads: config.poolThreads,
     maxQueue: config.poolMaxQueue,
+    maxWaitMs: config.poolMaxWaitMs,
     tasksPerThread: config.poolTasksPerThread,
     nice: config.poolThreadNice,
     timeoutMs: config.requestTimeoutMs,
-    workerFile
+    task
   })
+  await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(swagger, { mode: 'static', specification: { document: spec } })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   await app.register(healthRoute, { schema: routeSchema(resolved, 'GET', '/health') })

@@ -12,9 +12,14 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 // Capped so that no setting can block the main thread for long.
 export const DEFAULT_FIB_INLINE_MAX_NUM = 18
 const MAX_INLINE_NUM = 30
-// Tasks queued per thread by default: enough to keep every thread busy between
-// arrivals, few enough that a queued request waits a handful of task times, not minutes.
-export const DEFAULT_QUEUE_PER_THREAD = 4
+// The longest predicted wait for a thread at which a task is still admitted. Far above what the
+// queue sees below 90% load (about 0.1-0.2 s at p99 with the mixed workload of bench/), short
+// enough that in a flood a client hears 503 at once rather than seconds later; an admitted task
+// then starts within about twice this (README, "Under load").
+export const DEFAULT_POOL_MAX_WAIT_MS = 1000
+// Tasks that may wait, per thread: a cap for memory only. The wait bound refuses work first
+// unless tasks are under a millisecond each.
+export const DEFAULT_QUEUE_PER_THREAD = 1000
 // A second task may wait on a busy thread, so threads never idle between queued tasks; 1 keeps
 // every waiting task in the shared queue, for the first thread to free up (bench/README.md).
 export const DEFAULT_TASKS_PER_THREAD = 2
@@ -45,6 +50,7 @@ const schema = {
     LOG_LEVEL: { type: 'string', enum: LOG_LEVELS, default: 'info' },
     POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
     POOL_MAX_QUEUE: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    POOL_MAX_WAIT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_POOL_MAX_WAIT_MS },
     POOL_TASKS_PER_THREAD: { type: 'integer', minimum: 1, maximum: 2, default: DEFAULT_TASKS_PER_THREAD },
     POOL_THREAD_NICE: { type: 'integer', minimum: 0, maximum: 19, default: DEFAULT_POOL_THREAD_NICE },
     FIB_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_EXACT_FIB_NUM, default: DEFAULT_FIB_MAX_NUM },
@@ -105,6 +111,7 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     poolThreadsSource: parsed.POOL_THREADS === undefined ? cpus.source : 'POOL_THREADS',
     availableCpus: cpus.cpus,
     poolMaxQueue: parsed.POOL_MAX_QUEUE ?? poolThreads * DEFAULT_QUEUE_PER_THREAD,
+    poolMaxWaitMs: parsed.POOL_MAX_WAIT_MS,
     poolTasksPerThread: parsed.POOL_TASKS_PER_THREAD,
     poolThreadNice: parsed.POOL_THREAD_NICE,
     fibMaxNum: parsed.FIB_MAX_NUM,

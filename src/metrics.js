@@ -11,6 +11,10 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 // Seconds, from a fraction of a millisecond (fib(10), a 503) to past the longest sensible task
 // (fib(45) is about 15 s on one core) and the default 30 s deadline.
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60]
+// Measured over predicted compute: a model within 10% puts most tasks in the two middle buckets.
+export const PREDICTION_BUCKETS = [0.25, 0.5, 0.8, 0.9, 1, 1.1, 1.25, 2, 4]
+const ABORT_REASONS = ['deadline', 'client_gone']
+const REJECT_REASONS = ['queue_full', 'queue_wait', 'over_deadline', 'under_pressure', 'shutting_down']
 
 async function metrics (app, { config, schema }) {
   const registry = new Registry()
@@ -53,17 +57,20 @@ async function metrics (app, { config, schema }) {
   })
 
   // The pool in the USE spirit: how big, how busy, how queued; read at scrape time.
-  const poolGauge = (name, help, read) => new Gauge({ name, help, registers, collect () { this.set(read(app.pool)) } })
-  poolGauge('fib_pool_threads', 'Worker threads in the pool.', (pool) => pool.threads)
+  const { pool } = app
+  const poolGauge = (name, help, read) => new Gauge({ name, help, registers, collect () { this.set(read()) } })
+  poolGauge('fib_pool_threads', 'Worker threads in the pool.', () => pool.threads)
   new Gauge({ name: 'fib_pool_available_cpus', help: 'CPUs this process may use: affinity capped by the cgroup CPU quota.', registers })
     .set(config.availableCpus)
-  poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', (pool) => pool.busy)
-  poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', (pool) => pool.queued)
-  poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', (pool) => pool.maxQueue)
+  poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', () => pool.busy)
+  poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', () => pool.queued)
+  poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', () => pool.maxQueue)
+  poolGauge('fib_pool_queue_predicted_seconds', 'Predicted compute of the tasks in the queue, in seconds of one thread.', () => pool.queuedWorkMs / 1000)
+  poolGauge('fib_pool_predicted_wait_seconds', 'Predicted wait for a thread: the queued work divided by the threads. Over POOL_MAX_WAIT_MS, /ready answers 503.', () => pool.predictedWaitMs / 1000)
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'max_wait_seconds', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -71,6 +78,7 @@ async function metrics (app, { config, schema }) {
     threads: config.poolThreads,
     threads_source: config.poolThreadsSource,
     max_queue: config.poolMaxQueue,
+    max_wait_seconds: config.poolMaxWaitMs / 1000,
     tasks_per_thread: config.poolTasksPerThread,
     thread_nice: config.poolThreadNice,
     fib_max_num: config.fibMaxNum,
@@ -78,43 +86,63 @@ async function metrics (app, { config, schema }) {
     request_timeout_seconds: config.requestTimeoutMs / 1000
   }, 1)
 
+  const taskWait = new Histogram({
+    name: 'fib_pool_task_wait_seconds',
+    help: 'Time a completed task waited between admission and its thread starting it (queue and hand-off).',
+    buckets: DURATION_BUCKETS,
+    registers
+  })
+  const taskRun = new Histogram({
+    name: 'fib_pool_task_run_seconds',
+    help: 'Time a completed task computed on its thread.',
+    buckets: DURATION_BUCKETS,
+    registers
+  })
+  const predictionRatio = new Histogram({
+    name: 'fib_pool_task_prediction_ratio',
+    help: 'Measured compute time of a completed task over the cost model\'s prediction at admission (1 = exact).',
+    buckets: PREDICTION_BUCKETS,
+    registers
+  })
+  const completed = new Counter({ name: 'fib_pool_tasks_completed_total', help: 'Tasks that completed with a result.', registers })
+  const failed = new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers })
+  const retried = new Counter({
+    name: 'fib_pool_tasks_retried_total',
+    help: 'Tasks run again from the start because the thread they shared with an aborted task was terminated.',
+    registers
+  })
+  const aborted = new Counter({
+    name: 'fib_pool_tasks_aborted_total',
+    help: 'Tasks cancelled before their result: reason="deadline" (REQUEST_TIMEOUT_MS) or "client_gone".',
+    labelNames: ['reason'],
+    registers
+  })
+  // Every reason is exported from the start, at 0, so rate() sees the first increment.
+  const abortedBy = Object.fromEntries(ABORT_REASONS.map((reason) => [reason, aborted.labels(reason)]))
+  for (const child of Object.values(abortedBy)) child.inc(0)
+
+  // The pool says what happened to each task; these series count it.
+  pool.events.on('completed', ({ computeMs, waitMs, predictedMs }) => {
+    completed.inc()
+    taskRun.observe(computeMs / 1000)
+    taskWait.observe(waitMs / 1000)
+    if (predictedMs > 0) predictionRatio.observe(computeMs / predictedMs)
+  })
+  pool.events.on('aborted', (reason) => abortedBy[reason].inc())
+  pool.events.on('failed', () => failed.inc())
+  pool.events.on('retried', () => retried.inc())
+
   const instruments = {
-    taskWait: new Histogram({
-      name: 'fib_pool_task_wait_seconds',
-      help: 'Time a completed task waited between admission and its thread starting it (queue and hand-off).',
-      buckets: DURATION_BUCKETS,
-      registers
-    }),
-    taskRun: new Histogram({
-      name: 'fib_pool_task_run_seconds',
-      help: 'Time a completed task computed on its thread.',
-      buckets: DURATION_BUCKETS,
-      registers
-    }),
-    completed: new Counter({ name: 'fib_pool_tasks_completed_total', help: 'Tasks that completed with a result.', registers }),
     inline: new Counter({ name: 'fib_inline_total', help: 'fib requests computed on the main thread (num <= FIB_INLINE_MAX_NUM).', registers }),
-    failed: new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers }),
-    retried: new Counter({
-      name: 'fib_pool_tasks_retried_total',
-      help: 'Tasks run again from the start because the thread they shared with an aborted task was terminated.',
-      registers
-    }),
-    aborted: new Counter({
-      name: 'fib_pool_tasks_aborted_total',
-      help: 'Tasks cancelled before their result: reason="deadline" (REQUEST_TIMEOUT_MS) or "client_gone".',
-      labelNames: ['reason'],
-      registers
-    }),
     rejected: new Counter({
       name: 'fib_requests_rejected_total',
-      help: 'fib requests refused with 503 before any work: reason="queue_full", "under_pressure" or "shutting_down".',
+      help: 'fib requests refused before any work: reason="queue_full" (POOL_MAX_QUEUE), "queue_wait" (POOL_MAX_WAIT_MS), ' +
+        '"over_deadline" (predicted compute past REQUEST_TIMEOUT_MS, 422), "under_pressure" or "shutting_down" (503).',
       labelNames: ['reason'],
       registers
     })
   }
-  // Every reason is exported from the start, at 0, so rate() sees the first increment.
-  for (const reason of ['deadline', 'client_gone']) instruments.aborted.labels(reason).inc(0)
-  for (const reason of ['queue_full', 'under_pressure', 'shutting_down']) instruments.rejected.labels(reason).inc(0)
+  for (const reason of REJECT_REASONS) instruments.rejected.labels(reason).inc(0)
   app.decorate('metrics', instruments)
 
   async function exposition (request, reply) {
@@ -134,4 +162,5 @@ async function metrics (app, { config, schema }) {
   }
 }
 
-export default fp(metrics, { name: 'metrics' })
+// The pool comes first: the metrics read its state and subscribe to its events.
+export default fp(metrics, { name: 'metrics', dependencies: ['pool'] })

@@ -22,7 +22,8 @@ async function pressure (app, { maxEventLoopDelayMs, maxEventLoopUtilization, ma
     sampleInterval: SAMPLE_INTERVAL_MS,
     pressureHandler: async (request, reply, type, value) => {
       throw new HttpError(503, 'UNDER_PRESSURE', `The service is overloaded (${WHAT[type](value, limits)}); retry later`, {
-        retryAfter: RETRY_AFTER_S
+        retryAfter: RETRY_AFTER_S,
+        reason: 'under_pressure'
       })
     }
   })

@@ -2,10 +2,10 @@ import { once } from 'node:events'
 import http from 'node:http'
 import net from 'node:net'
 import { test } from 'tap'
-import { build, TEST_WORKER, until } from './helper.js'
+import { build, TEST_TASK, until } from './helper.js'
 
 async function listen (t, env) {
-  const { app } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78', ...env }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78', ...env }, { task: TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, port: app.server.address().port }
 }

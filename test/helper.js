@@ -5,12 +5,20 @@ import { fileURLToPath } from 'node:url'
 import { build as buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 
-export const TEST_WORKER = fileURLToPath(new URL('./fixtures/test-worker.js', import.meta.url))
+// The stand-in task (fixtures/test-worker.js), every input the same size to the cost model: it
+// predicts the recent mean, so sizes never decide admission or order unless a test says so.
+export const TEST_TASK = {
+  file: fileURLToPath(new URL('./fixtures/test-worker.js', import.meta.url)),
+  work: () => 1,
+  calibration: { num: 0 }
+}
+// The stand-in task with its real size: num x 10 ms, so a cost model learns 10 ms per unit.
+export const SIZED_TEST_TASK = { ...TEST_TASK, work: ({ num }) => num, calibration: { num: 3 } }
 
 // Builds the app from `env`; the log lines it writes are collected in `logs` (parsed JSON).
-// With a stand-in worker, no num is computed inline unless the test says so.
-export async function build (t, env = {}, { workerFile } = {}) {
-  if (workerFile !== undefined) env = { FIB_INLINE_MAX_NUM: '0', ...env }
+// With a stand-in task, no num is computed inline unless the test says so.
+export async function build (t, env = {}, { task } = {}) {
+  if (task !== undefined) env = { FIB_INLINE_MAX_NUM: '0', ...env }
   const logs = []
   const stream = new Writable({
     write (chunk, encoding, callback) {
@@ -18,7 +26,7 @@ export async function build (t, env = {}, { workerFile } = {}) {
       callback()
     }
   })
-  const app = await buildApp(loadConfig(env), { logger: { level: 'info', stream }, workerFile })
+  const app = await buildApp(loadConfig(env), { logger: { level: 'info', stream }, task })
   t.teardown(() => app.close())
   return { app, logs }
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { test } from 'tap'
-import { build, TEST_WORKER, until, value } from './helper.js'
+import { build, TEST_TASK, until, value } from './helper.js'
 import { THROWS } from './fixtures/test-worker.js'
 
 const scrape = async (app) => (await app.inject('/metrics')).body
@@ -15,7 +15,7 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
   t.ok(value(res.body, 'fib_pool_available_cpus') >= 1)
   t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
   t.equal(value(res.body, 'fib_pool_queue_size'), 0)
-  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",tasks_per_thread="2",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
+  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",max_wait_seconds="1",tasks_per_thread="2",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
   const elu = value(res.body, 'nodejs_eventloop_utilization_ratio')
   t.ok(elu >= 0 && elu <= 1, `event-loop utilisation is a ratio (${elu})`)
   t.ok(value(res.body, 'nodejs_eventloop_lag_p99_seconds') >= 0, 'prom-client\'s default metrics are there')
@@ -61,9 +61,9 @@ test('a num up to FIB_INLINE_MAX_NUM counts as inline, not as a pool task', asyn
 })
 
 test('a shed request counts as rejected{reason="queue_full"}, and busy threads and queue show the load', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '1' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '1' }, { task: TEST_TASK })
   const admitted = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
-  await until(() => app.pool.full)
+  await until(() => app.pool.refusal() !== undefined)
   const loaded = await scrape(app)
   t.equal(value(loaded, 'fib_pool_busy_threads'), 1)
   t.equal(value(loaded, 'fib_pool_queue_size'), 1)
@@ -76,7 +76,7 @@ test('a shed request counts as rejected{reason="queue_full"}, and busy threads a
 })
 
 test('a deadline counts as aborted{reason="deadline"}, a throwing task as failed', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '100', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '100', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
   t.equal((await app.inject(`/fib?num=${THROWS}`)).statusCode, 500)
   t.equal((await app.inject('/fib?num=50')).statusCode, 504)
   const text = await scrape(app)

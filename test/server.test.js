@@ -77,8 +77,12 @@ test('SIGTERM lets an in-flight fib(40) finish with 200, then exits 0', async (t
   t.match(lines.find((line) => line.reqId === 'drain-1'), { num: 40, statusCode: 200, durationMs: Number })
 })
 
+// fib(45) is predicted to compute for 10-20 s here, and a loaded machine could put it past the
+// default 30 s deadline, where it is refused at once: the tests that need a long task give it time.
+const LONG_DEADLINE = { REQUEST_TIMEOUT_MS: '300000' }
+
 test('a second signal ends the process at once', async (t) => {
-  const { child, exited, listening } = start(t)
+  const { child, exited, listening } = start(t, LONG_DEADLINE)
   const port = await listening
   const pending = fetch(`http://127.0.0.1:${port}/fib?num=45`).catch((err) => err)
   await computing(port)
@@ -92,7 +96,7 @@ test('a second signal ends the process at once', async (t) => {
 })
 
 test('when the grace delay runs out, the process exits 1 without waiting', async (t) => {
-  const { child, lines, exited, listening } = start(t, { SHUTDOWN_GRACE_MS: '300' })
+  const { child, lines, exited, listening } = start(t, { ...LONG_DEADLINE, SHUTDOWN_GRACE_MS: '300' })
   const port = await listening
   fetch(`http://127.0.0.1:${port}/fib?num=45`).catch(() => {})
   await computing(port)

@@ -15,9 +15,9 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
       request.query.num = num
       done()
     },
-    // Every refusal before work (queue full, pressure, shutdown) is counted by its reason.
+    // Every refusal before work (queue, deadline, pressure, shutdown) is counted by its reason.
     onError: async (request, reply, err) => {
-      if (err.statusCode === 503) app.metrics.rejected.inc({ reason: err.code.toLowerCase() })
+      if (err.reason !== undefined) app.metrics.rejected.inc({ reason: err.reason })
     }
   }, async function fib (request, reply) {
     if (app.closing) throw shuttingDown()

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { build, TEST_WORKER, until, value } from '../helper.js'
+import { build, SIZED_TEST_TASK, TEST_TASK, until, value } from '../helper.js'
 import { EXITS, THROWS } from '../fixtures/test-worker.js'
 
 test('num=42 answers 200 with fib(42), the thread and the compute time', async (t) => {
@@ -60,7 +60,7 @@ test('every kind of bad num is refused with 400 and a message saying what is wro
 })
 
 test('a task that throws gets a generic 500, logged with the request id, and the pool serves on', async (t) => {
-  const { app, logs } = await build(t, { POOL_THREADS: '1' }, { workerFile: TEST_WORKER })
+  const { app, logs } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
   const res = await app.inject({ url: `/fib?num=${THROWS}`, headers: { 'x-request-id': 'throws-1' } })
   t.equal(res.statusCode, 500)
   t.match(res.json(), { statusCode: 500, code: 'INTERNAL_ERROR', message: /request id throws-1/, requestId: 'throws-1' })
@@ -70,7 +70,7 @@ test('a task that throws gets a generic 500, logged with the request id, and the
 })
 
 test('a worker that dies gets a 500, and the pool replaces the thread', async (t) => {
-  const { app, logs } = await build(t, { POOL_THREADS: '1' }, { workerFile: TEST_WORKER })
+  const { app, logs } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
   const before = (await app.inject('/fib?num=3')).json().threadId
   const res = await app.inject({ url: `/fib?num=${EXITS}`, headers: { 'x-request-id': 'exits-1' } })
   t.equal(res.statusCode, 500)
@@ -81,7 +81,7 @@ test('a worker that dies gets a 500, and the pool replaces the thread', async (t
 })
 
 test('past REQUEST_TIMEOUT_MS a running task is cancelled with 504 and its thread replaced', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '200', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '200', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
   const before = (await app.inject('/fib?num=3')).json().threadId
   const res = await app.inject('/fib?num=78') // 780 ms of work
   t.equal(res.statusCode, 504)
@@ -91,7 +91,7 @@ test('past REQUEST_TIMEOUT_MS a running task is cancelled with 504 and its threa
 })
 
 test('the deadline counts the wait in the queue, not just the compute', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '300', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '300', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
   // Admitted in the same tick: the first holds the only thread past the deadline (780 ms), so the
   // second, 30 ms of work, never gets a thread in time. Its 504 can only come from its wait.
   const [first, second] = await Promise.all([app.inject('/fib?num=78'), app.inject('/fib?num=3')])
@@ -103,25 +103,36 @@ test('the deadline counts the wait in the queue, not just the compute', async (t
 })
 
 test('when the threads and the queue are full, a request is refused at once with 503 and Retry-After', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '1' }, { workerFile: TEST_WORKER })
-  const admitted = [app.inject('/fib?num=20'), app.inject('/fib?num=20')]
-  await until(() => app.pool.inFlight === 2)
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '1' }, { task: TEST_TASK })
+  // Two on the thread (POOL_TASKS_PER_THREAD=2), one in the queue.
+  const admitted = [app.inject('/fib?num=20'), app.inject('/fib?num=20'), app.inject('/fib?num=20')]
+  await until(() => app.pool.inFlight === 3)
   const res = await app.inject('/fib?num=3')
   t.equal(res.statusCode, 503)
-  t.match(res.json(), { code: 'QUEUE_FULL', message: 'All 1 threads are busy and 1 tasks are queued; retry later' })
+  t.match(res.json(), { code: 'QUEUE_FULL', message: 'All 1 threads are busy and 1 tasks are queued (POOL_MAX_QUEUE); retry later' })
   t.ok(Number(res.headers['retry-after']) >= 1)
-  t.same((await Promise.all(admitted)).map((r) => r.statusCode), [200, 200], 'the admitted ones still complete')
+  t.same((await Promise.all(admitted)).map((r) => r.statusCode), [200, 200, 200], 'the admitted ones still complete')
 })
 
-test('Retry-After estimates the queued work: queued tasks x recent task time / threads', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '5' }, { workerFile: TEST_WORKER })
-  t.equal((await app.inject('/fib?num=30')).statusCode, 200, 'a 300 ms task sets the recent mean')
-  const admitted = Array.from({ length: 6 }, () => app.inject('/fib?num=30'))
-  await until(() => app.pool.full)
+test('Retry-After is the predicted wait: the queued work divided by the threads, rounded up', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '3', REQUEST_TIMEOUT_MS: '5000' }, { task: SIZED_TEST_TASK })
+  const admitted = Array.from({ length: 5 }, () => app.inject('/fib?num=45'))
+  await until(() => app.pool.inFlight === 5)
+  t.equal(app.pool.queuedWorkMs, 1350, '3 queued x 450 ms')
   const res = await app.inject('/fib?num=3')
   t.equal(res.statusCode, 503)
-  t.equal(res.headers['retry-after'], '2', '5 queued x 0.3 s / 1 thread = 1.5 s, rounded up')
+  t.equal(res.headers['retry-after'], '1', '1350 ms / 2 threads = 0.675 s, rounded up')
   await Promise.all(admitted)
+})
+
+test('a 400 or a 504 carries no Retry-After: retrying the same request will not help', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '100', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
+  const bad = await app.inject('/fib?num=x')
+  t.equal(bad.statusCode, 400)
+  t.notOk('retry-after' in bad.headers)
+  const late = await app.inject('/fib?num=50')
+  t.equal(late.statusCode, 504)
+  t.notOk('retry-after' in late.headers)
 })
 
 test('while shutting down, a new fib request gets 503 SHUTTING_DOWN', async (t) => {
@@ -143,7 +154,7 @@ test('one log line per request carries num, status and duration', async (t) => {
 })
 
 test('a client that goes away cancels its task: with one thread, the next request is served at once', async (t) => {
-  const { app, logs } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { workerFile: TEST_WORKER })
+  const { app, logs } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server.address().port}`
   const before = (await (await fetch(`${url}/fib?num=3`)).json()).threadId

@@ -1,10 +1,10 @@
 import { test } from 'tap'
-import { build, TEST_WORKER, until } from '../helper.js'
+import { build, SIZED_TEST_TASK, TEST_TASK, until } from '../helper.js'
 
 test('/health answers 200 while every thread is busy and the queue is full', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '0' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '0' }, { task: TEST_TASK })
   const busy = app.inject('/fib?num=30')
-  await until(() => app.pool.full)
+  await until(() => app.pool.refusal() !== undefined)
   const res = await app.inject('/health')
   t.equal(res.statusCode, 200)
   t.same(res.json(), { status: 'ok' })
@@ -12,16 +12,30 @@ test('/health answers 200 while every thread is busy and the queue is full', asy
 })
 
 test('/ready answers 200 when a request can be taken, 503 while the queue is full', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '0' }, { workerFile: TEST_WORKER })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '0' }, { task: TEST_TASK })
   t.same((await app.inject('/ready')).json(), { status: 'ready' })
   const busy = app.inject('/fib?num=30')
-  await until(() => app.pool.full)
+  await until(() => app.pool.refusal() !== undefined)
   const res = await app.inject('/ready')
   t.equal(res.statusCode, 503)
   t.match(res.json(), { statusCode: 503, code: 'QUEUE_FULL' })
   t.ok(Number(res.headers['retry-after']) >= 1)
   await busy
   t.equal((await app.inject('/ready')).statusCode, 200, 'ready again once the work is done')
+})
+
+test('/ready answers 503 while the predicted wait is over POOL_MAX_WAIT_MS', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '100' }, { task: SIZED_TEST_TASK })
+  const tasks = [app.inject('/fib?num=10'), app.inject('/fib?num=9')]
+  await until(() => app.pool.queued === 1)
+  t.equal((await app.inject('/ready')).statusCode, 200, '90 ms of queued work: within the bound')
+  tasks.push(app.inject('/fib?num=3'))
+  await until(() => app.pool.queued === 2)
+  const res = await app.inject('/ready')
+  t.equal(res.statusCode, 503, '120 ms of queued work on one thread')
+  t.match(res.json(), { code: 'QUEUE_FULL', message: /wait about 0\.12 s, over 0\.10 s \(POOL_MAX_WAIT_MS\)/ })
+  t.equal(res.headers['retry-after'], '1')
+  await Promise.all(tasks)
 })
 
 test('/ready answers 503 SHUTTING_DOWN once closing has begun, /health stays 200', async (t) => {

@@ -1,0 +1,29 @@
+// Predicts a task's compute time before it runs: milliseconds = c x work, where `work` is what
+// the task's input says about its size and c is learned online from measured compute times.
+
+// Weight kept by the past at each new measurement: about the last ten tasks count. Measurements
+// are weighted by their work, so a 70 ms task says more about c than a 0.05 ms one, whose time is
+// mostly fixed overhead and timer noise.
+const DECAY = 0.9
+
+export class CostModel {
+  #ms = 0
+  #work = 0
+
+  // A task of `work` units took `ms` to compute.
+  observe (work, ms) {
+    if (!(work > 0 && ms >= 0)) return
+    this.#ms = this.#ms * DECAY + ms
+    this.#work = this.#work * DECAY + work
+  }
+
+  // Milliseconds a task of `work` units is expected to compute; 0 until a measurement arrives.
+  predict (work) {
+    return this.#work === 0 ? 0 : work * this.#ms / this.#work
+  }
+
+  // The work expected to compute in `ms`; Infinity while every task measured took no time.
+  work (ms) {
+    return this.#ms === 0 ? Infinity : ms * this.#work / this.#ms
+  }
+}

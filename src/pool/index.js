@@ -1,0 +1,174 @@
+// The pool plugin: Piscina's threads, started once and kept warm, fed from the service's own
+// cost-aware queue (queue.js, cost.js); every task under a deadline; closed with the app.
+// It reports what happens to tasks as events (`app.pool.events`) for the metrics to count.
+import { EventEmitter } from 'node:events'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import fp from 'fastify-plugin'
+import { Piscina } from 'piscina'
+import { HttpError } from '../errors.js'
+import { twoPerThread } from './balancer.js'
+import { CostModel } from './cost.js'
+import { CostQueue } from './queue.js'
+
+const PHI = (1 + Math.sqrt(5)) / 2
+
+// The task this service runs: its worker, the size of an input (the naive fib makes about
+// PHI^num calls), and an input measured on every thread at start to calibrate the cost model
+// (fib(25): about half a millisecond).
+export const FIB_TASK = {
+  file: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
+  work: ({ num }) => PHI ** num,
+  calibration: { num: 25 }
+}
+
+const CALIBRATION_ROUNDS = 3
+
+// What Piscina rejects a task with when the thread it was on is terminated for another task.
+const THREAD_TERMINATED = 'Terminating worker thread'
+
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
+
+async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, timeoutMs, task = FIB_TASK }) {
+  const piscina = new Piscina({
+    filename: task.file,
+    // Both bounds set, and no idle timeout: threads start once and stay warm.
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Infinity,
+    ...(tasksPerThread === 2 && { loadBalancer: twoPerThread }),
+    // Added to each worker thread's nice value on Linux (the main thread keeps its own).
+    niceIncrement: nice
+  })
+  // A round of one task per thread loads the task module everywhere before the app is ready, so
+  // the first requests do not pay for thread start-up. The cost model learns from the last round
+  // only: the first runs of fresh code are up to twice as slow, before the JIT optimises it.
+  const model = new CostModel()
+  for (let round = 1; round <= CALIBRATION_ROUNDS; round++) {
+    const measured = await Promise.all(Array.from({ length: threads }, () => piscina.run(task.calibration)))
+    if (round === CALIBRATION_ROUNDS) for (const { computeMs } of measured) model.observe(task.work(task.calibration), computeMs)
+  }
+
+  // Waiting work is held here, where it can be ordered and a cancelled task simply removed;
+  // Piscina is handed only what its threads can take at once. The queue orders tasks by their
+  // size (work); the model turns work into milliseconds at its current rate.
+  const queue = new CostQueue({ bypass: Infinity })
+  const slots = threads * tasksPerThread
+  const events = new EventEmitter()
+  let started = 0
+
+  const predictedWaitMs = (ahead = queue.work) => model.predict(ahead) / threads
+  const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
+
+  function queueFull () {
+    const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued (POOL_MAX_QUEUE); retry later`
+    return new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter(), reason: 'queue_full' })
+  }
+
+  function queueWait (waitMs) {
+    const message = `All ${threads} threads are busy and the work queued ahead would make this task wait about ${seconds(waitMs)}, ` +
+      `over ${seconds(maxWaitMs)} (POOL_MAX_WAIT_MS) or past its deadline; retry later`
+    return new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter(), reason: 'queue_wait' })
+  }
+
+  // Why a new task would be refused now (for readiness), or undefined.
+  function refusal () {
+    if (started < slots && queue.size === 0) return undefined
+    if (queue.size >= maxQueue) return queueFull()
+    if (predictedWaitMs() > maxWaitMs) return queueWait(predictedWaitMs())
+  }
+
+  // Runs one task; `signal` aborts it (the client went away). A queued task leaves the queue,
+  // a running one has its thread terminated and replaced, so no thread computes for nobody.
+  function run (input, signal) {
+    const work = task.work(input)
+    const costMs = model.predict(work)
+    if (costMs > timeoutMs) {
+      const message = `The task is predicted to compute for about ${seconds(costMs)}, past the ${timeoutMs} ms deadline (REQUEST_TIMEOUT_MS); ask for less work`
+      throw new HttpError(422, 'OVER_DEADLINE', message, { reason: 'over_deadline' })
+    }
+    const deadline = AbortSignal.timeout(timeoutMs)
+    const job = { input, work, costMs, signal, deadline, cancel: AbortSignal.any([deadline, signal]), admitted: performance.now() }
+    if (started < slots && queue.size === 0) return settle(job, start(job))
+    if (queue.size >= maxQueue) throw queueFull()
+    // A task is overtaken by at most POOL_MAX_WAIT_MS of cheaper work, on every thread.
+    queue.bypass = model.work(maxWaitMs * threads)
+    const place = queue.place(work)
+    const waitMs = predictedWaitMs(place.ahead)
+    if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
+    return settle(job, new Promise((resolve, reject) => {
+      const entry = queue.push(job, work, place)
+      job.resolve = resolve
+      job.reject = reject
+      job.dequeue = () => {
+        queue.delete(entry)
+        reject(job.cancel.reason)
+      }
+      job.cancel.addEventListener('abort', job.dequeue, { once: true })
+    }))
+  }
+
+  function start (job) {
+    started++
+    // A task sharing its thread with one that is aborted loses the thread too: it runs again.
+    const attempt = () => piscina.run(job.input, { signal: job.cancel }).catch((err) => {
+      if (err.message !== THREAD_TERMINATED || job.cancel.aborted) throw err
+      events.emit('retried')
+      return attempt()
+    })
+    return attempt().finally(() => {
+      started--
+      pump()
+    })
+  }
+
+  // Hands queued tasks to the threads while they can take them.
+  function pump () {
+    while (started < slots && queue.size > 0) {
+      const job = queue.shift()
+      job.cancel.removeEventListener('abort', job.dequeue)
+      start(job).then(job.resolve, job.reject)
+    }
+  }
+
+  function settle (job, promise) {
+    return promise.then((result) => {
+      model.observe(job.work, result.computeMs)
+      const waitMs = Math.max(0, performance.now() - job.admitted - result.computeMs)
+      events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
+      return result
+    }, (err) => {
+      if (job.deadline.aborted) {
+        events.emit('aborted', 'deadline')
+        throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
+      }
+      if (job.signal.aborted) events.emit('aborted', 'client_gone')
+      else events.emit('failed')
+      throw err
+    })
+  }
+
+  app.decorate('pool', {
+    run,
+    refusal,
+    threads,
+    maxQueue,
+    maxWaitMs,
+    events,
+    piscina,
+    // Tasks on a thread, and tasks admitted and waiting (in the queue or behind a busy thread's task).
+    get busy () { return Math.min(started, threads) },
+    get queued () { return queue.size + Math.max(0, started - threads) },
+    get inFlight () { return started + queue.size },
+    // Predicted compute of the queued tasks, and the wait it means for the next one.
+    get queuedWorkMs () { return model.predict(queue.work) },
+    get predictedWaitMs () { return predictedWaitMs() },
+    predict: (input) => model.predict(task.work(input))
+  })
+  // Runs after the server has drained its requests, so no task is cut short here.
+  app.addHook('onClose', async () => {
+    await piscina.close()
+  })
+}
+
+export default fp(pool, { name: 'pool' })

@@ -1,0 +1,205 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'tap'
+import { build, SIZED_TEST_TASK, TEST_TASK, until, value } from '../helper.js'
+
+const threadIds = (app) => app.pool.piscina.threads.map((thread) => thread.threadId).sort()
+
+test('the pool starts POOL_THREADS threads at once and keeps the same ones', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2' })
+  t.equal(app.pool.threads, 2)
+  const started = threadIds(app)
+  t.equal(started.length, 2, 'both threads exist before the first request')
+  const seen = new Set()
+  for (let round = 0; round < 3; round++) {
+    const results = await Promise.all(Array.from({ length: 8 }, () => app.inject('/fib?num=25')))
+    for (const res of results) seen.add(res.json().threadId)
+    await sleep(300) // idle between bursts: no idle timeout may retire a thread
+  }
+  t.same([...seen].sort(), started, 'every task ran on one of the threads started first')
+  t.same(threadIds(app), started)
+})
+
+test('closing the app closes the pool', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await app.close()
+  t.equal(app.pool.piscina.threads.length, 0)
+})
+
+test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third in the service\'s queue', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
+  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'the second task was handed to the thread at once')
+  t.match(app.pool, { busy: 1, queued: 1 })
+  tasks.push(app.inject('/fib?num=30'))
+  await until(() => app.pool.inFlight === 3)
+  t.match(app.pool, { busy: 1, queued: 2 })
+  t.equal(app.pool.piscina.queueSize, 0, 'the third waits in the service\'s queue, not in Piscina\'s')
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
+test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the service\'s queue', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: TEST_TASK })
+  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
+  await until(() => app.pool.inFlight === 2)
+  t.match(app.pool, { busy: 1, queued: 1 })
+  t.equal(app.pool.piscina.queueSize, 0, 'Piscina was handed only the running task')
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
+// Two tasks on one thread; the client of one goes away, which terminates the thread under both.
+async function abandonOneOfTwo (t, abandoned) {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${app.server.address().port}/fib?num=30`
+  const gone = new AbortController()
+  const requests = [0, 1].map((i) => fetch(url, i === abandoned ? { signal: gone.signal } : {}))
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'both tasks are on the thread')
+  gone.abort()
+  await t.rejects(requests[abandoned])
+  const kept = await requests[1 - abandoned]
+  t.equal(kept.status, 200, 'the other task ran again on the new thread and answered')
+  t.equal((await kept.json()).result, 30)
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_failed_total'), 0)
+}
+
+test('aborting the task waiting on a thread runs the task it interrupted again', (t) => abandonOneOfTwo(t, 1))
+
+test('aborting the running task runs the task waiting behind it on a new thread', (t) => abandonOneOfTwo(t, 0))
+
+// This process's threads by id, each with its name and nice value (Linux /proc).
+function threadsNow () {
+  return new Map(readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    // The nice value is field 19; the fields after the ")" that ends the name start at 3.
+    return [tid, { name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), nice: Number(stat.split(') ')[1].split(' ')[16]) }]
+  }))
+}
+
+test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority', async (t) => {
+  const before = threadsNow()
+  const mainNice = before.get(String(process.pid)).nice
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_THREAD_NICE: '7' })
+  // New worker threads at that nice value: the pool's two (tap's loader threads keep the main's).
+  const lowered = [...threadsNow()].filter(([tid, { name, nice }]) => name === 'WorkerThread' && !before.has(tid) && nice === mainNice + 7)
+  t.equal(lowered.length, 2, 'both pool threads run 7 lower')
+  t.equal(threadsNow().get(String(process.pid)).nice, mainNice)
+  await app.close()
+})
+
+// The cost-aware queue, with a stand-in task of num x 10 ms whose size the cost model knows:
+// predictions are exact, so admission and order do not depend on the machine's speed.
+const inOrder = (app) => {
+  const order = []
+  const request = (name, num) => app.inject(`/fib?num=${num}`).then((res) => {
+    order.push(name)
+    return res
+  })
+  return { order, request }
+}
+
+test('a cheap task queued after dearer ones starts before them', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 10)
+  await until(() => app.pool.busy === 1)
+  const dear = [request('dear1', 10), request('dear2', 10)]
+  await until(() => app.pool.queued === 2)
+  const cheap = request('cheap', 3)
+  await Promise.all([running, ...dear, cheap])
+  t.same(order, ['running', 'cheap', 'dear1', 'dear2'])
+})
+
+test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear one is refused once the predicted wait is over POOL_MAX_WAIT_MS', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '790' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const blockers = [request('blocker', 45), request('blocker', 45)]
+  await until(() => app.pool.busy === 2)
+  // 40 x 40 ms on 2 threads: the last one waits for 39 x 40 / 2 = 780 ms of work.
+  const cheap = Array.from({ length: 40 }, () => request('cheap', 4))
+  await until(() => app.pool.queued === 40)
+  t.equal(app.pool.predictedWaitMs, 800)
+  const dear = await app.inject('/fib?num=45')
+  t.equal(dear.statusCode, 503)
+  t.match(dear.json(), { code: 'QUEUE_FULL', message: /wait about 0\.80 s, over 0\.79 s \(POOL_MAX_WAIT_MS\)/ })
+  t.equal(dear.headers['retry-after'], '1', 'the predicted wait, rounded up to a second')
+  const cheapest = request('cheapest', 3)
+  t.same((await Promise.all([...blockers, ...cheap, cheapest])).map((res) => res.statusCode), Array(43).fill(200))
+  t.same(order.slice(0, 3), ['blocker', 'blocker', 'cheapest'], 'a cheaper task still got in, ahead of the queue')
+  t.equal(value((await app.inject('/metrics')).body, 'fib_requests_rejected_total', 'reason="queue_wait"'), 1)
+})
+
+test('a dear task is overtaken by at most POOL_MAX_WAIT_MS x threads of cheaper work', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '150' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 20)
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 1)
+  // Five 30 ms tasks fit in its 150 ms; the sixth would have to wait behind it, 250 ms: refused.
+  const cheap = Array.from({ length: 5 }, (_, i) => request(`cheap${i + 1}`, 3))
+  await until(() => app.pool.queued === 6)
+  t.equal((await app.inject('/fib?num=3')).statusCode, 503)
+  await Promise.all([running, dear, ...cheap])
+  t.same(order, ['running', 'cheap1', 'cheap2', 'cheap3', 'cheap4', 'cheap5', 'dear'])
+})
+
+test('a queued task whose client goes away leaves the queue and its predicted work with it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${app.server.address().port}/fib`
+  const running = fetch(`${url}?num=30`)
+  await until(() => app.pool.busy === 1)
+  const gone = new AbortController()
+  const abandoned = fetch(`${url}?num=20`, { signal: gone.signal })
+  await until(() => app.pool.queued === 1)
+  t.equal(app.pool.queuedWorkMs, 200)
+  gone.abort()
+  await t.rejects(abandoned)
+  await until(() => app.pool.queued === 0)
+  t.equal(app.pool.queuedWorkMs, 0)
+  t.equal(app.pool.busy, 1, 'while the running task goes on')
+  t.equal((await running).status, 200)
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_completed_total'), 1, 'the abandoned task never ran')
+})
+
+test('a task predicted to compute past REQUEST_TIMEOUT_MS is refused at once with 422 OVER_DEADLINE', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '250' }, { task: SIZED_TEST_TASK })
+  const res = await app.inject('/fib?num=30')
+  t.equal(res.statusCode, 422)
+  t.match(res.json(), { code: 'OVER_DEADLINE', message: 'The task is predicted to compute for about 0.30 s, past the 250 ms deadline (REQUEST_TIMEOUT_MS); ask for less work' })
+  t.equal(res.headers['retry-after'], undefined, 'retrying will not help')
+  t.equal((await app.inject('/fib?num=20')).statusCode, 200, 'a task within the deadline runs')
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_requests_rejected_total', 'reason="over_deadline"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_completed_total'), 1)
+})
+
+test('a task whose predicted wait and compute would pass its deadline is refused with 503 before it waits', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', REQUEST_TIMEOUT_MS: '400' }, { task: SIZED_TEST_TASK })
+  const running = app.inject('/fib?num=10')
+  await until(() => app.pool.busy === 1)
+  const queued = app.inject('/fib?num=15')
+  await until(() => app.pool.queued === 1)
+  const res = await app.inject('/fib?num=26') // 150 ms behind the queued task, then 260 ms of its own
+  t.equal(res.statusCode, 503)
+  t.match(res.json(), { code: 'QUEUE_FULL', message: /or past its deadline/ })
+  t.same([(await running).statusCode, (await queued).statusCode], [200, 200])
+})
+
+test('the cost model learns from completed tasks, and /metrics shows how far off it was', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { task: SIZED_TEST_TASK })
+  t.equal(app.pool.predict({ num: 7 }), 70, 'calibrated at start: 10 ms per unit')
+  await app.inject('/fib?num=5')
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_task_prediction_ratio_count'), 1)
+  t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="1"'), 1, 'measured 50 ms, predicted 50 ms')
+  t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="0.9"'), 0)
+})
