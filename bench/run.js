@@ -2,10 +2,12 @@
 // Every server runs at once on its own port; each workload is run on each server in turn,
 // round after round in a rotating order, and the medians are compared as ratios.
 //
-//   npm run bench                      # 5 s runs, 3 rounds: about 10 minutes; writes bench/results.md
-//   npm run bench -- --smoke           # 1 s runs, 1 round: keeps the harness working (CI)
+//   npm run bench                      # closed loop (wrk), 5 s runs, 3 rounds, about 10 minutes,
+//                                      # then the open loop (k6), about 6 minutes; writes bench/
+//   npm run bench -- --suite open      # only the open loop (or --suite closed)
+//   npm run bench -- --smoke           # seconds-long runs: keeps the harness working (CI)
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
@@ -15,8 +17,14 @@ import { parseArgs } from 'node:util'
 import { availableCpus } from '../src/cpus.js'
 import fibTask from '../workers/fib.js'
 import { chart } from './chart.js'
+import { hockey } from './hockey.js'
+import { runOpen } from './open.js'
+import { openMarkdown } from './report.js'
+import { rssOfTree, startAll } from './proc.js'
 
-const { values: args } = parseArgs({ options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' } } })
+const { values: args } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, suite: { type: 'string', default: 'all' } }
+})
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SECONDS = Number(process.env.BENCH_SECONDS || (args.smoke ? 1 : 5))
 const ROUNDS = Number(process.env.BENCH_ROUNDS || (args.smoke ? 1 : 3))
@@ -26,6 +34,10 @@ const HEAVY = 27
 const TRIVIAL = 10
 const HEALTH_EVERY_MS = 20
 const FIRST_PORT = 4100
+// The open loop: 20 s per server and load (about 6 minutes a round).
+const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS || (args.smoke ? 2 : 20))
+const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || 1)
+const OPEN_LOOP_SERVERS = ['service', 'cluster prefork', 'primary + IPC pool']
 
 // name, entry file, extra environment. THREADS tells the baselines how many processes/children.
 const SERVERS = [
@@ -53,46 +65,6 @@ const median = (values) => {
 // A number for a table or a log line; '-' where there is none (e.g. no 2xx answer to time).
 const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
-
-function start (server) {
-  const child = spawn(process.execPath, [join(ROOT, server.file)], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(server.port), THREADS: String(N), ...server.env },
-    stdio: 'ignore'
-  })
-  server.pid = child.pid
-  server.child = child
-}
-
-async function waitReady (server) {
-  for (let i = 0; i < 200; i++) {
-    const ok = await fetch(`http://127.0.0.1:${server.port}/health`).then((r) => r.ok, () => false)
-    if (ok) return
-    await sleep(100)
-  }
-  throw new Error(`${server.name} did not answer /health`)
-}
-
-// Resident memory of a server and all its descendant processes, in bytes.
-function rssOfTree (rootPid) {
-  const parent = new Map()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
-    } catch {}
-  }
-  let total = 0
-  for (const pid of parent.keys()) {
-    let p = pid
-    while (p > 1 && p !== rootPid) p = parent.get(p) ?? 1
-    if (p !== rootPid) continue
-    try {
-      total += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]) * 1024
-    } catch {}
-  }
-  return total
-}
 
 const toMs = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit]
 
@@ -161,68 +133,89 @@ function computeFloorMs () {
   return median(Array.from({ length: 50 }, () => fibTask({ num: HEAVY }).computeMs))
 }
 
-if (spawnSync('wrk', ['--version']).error) {
-  console.error('bench: wrk is not installed (Debian: apt-get install wrk)')
-  process.exit(1)
+for (const [tool, install] of [['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']]) {
+  if (spawnSync(tool, ['--version']).error) {
+    console.error(`bench: ${tool} is not installed (${install})`)
+    process.exit(1)
+  }
 }
 mkdirSync(OUT, { recursive: true })
-// Measured again at each round: on a shared machine the speed of a core drifts within minutes.
-const floors = [computeFloorMs()]
-console.log(`bench: ${SERVERS.length} servers, ${WORKLOADS.length} workloads, ${ROUNDS} rounds of ${SECONDS} s, N=${N}; fib(${HEAVY}) computes in ${floors[0].toFixed(2)} ms here`)
-for (const server of SERVERS) start(server)
-process.on('exit', () => { for (const server of SERVERS) server.child.kill('SIGKILL') })
-await Promise.all(SERVERS.map(waitReady))
-for (const server of SERVERS) {
-  await fetch(`http://127.0.0.1:${server.port}/fib?num=${HEAVY}`)
-  server.idleRssBytes = rssOfTree(server.pid)
+const machine = { cpu: cpus()[0]?.model, cpus: N, node: process.version, date: new Date().toISOString().slice(0, 10) }
+await startAll(SERVERS, N)
+if (args.suite !== 'open') await closedLoop()
+if (args.suite !== 'closed') {
+  const open = await runOpen({
+    servers: SERVERS.filter((s) => OPEN_LOOP_SERVERS.includes(s.name)),
+    threads: N,
+    seconds: OPEN_SECONDS,
+    rounds: OPEN_ROUNDS,
+    limitSeconds: args.smoke ? 1 : 10,
+    ...(args.smoke && { loads: [0.5, 1.2] }),
+    log: console.log
+  })
+  const report = { machine, ...open }
+  writeFileSync(join(OUT, 'open-loop.json'), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(OUT, 'open-loop.md'), openMarkdown(report))
+  writeFileSync(join(OUT, 'open-loop.svg'), hockey(report, machine))
+  console.log(`bench: wrote ${join(OUT, 'open-loop.md')}, open-loop.json and open-loop.svg`)
 }
-
-const runs = Object.fromEntries(WORKLOADS.map((w) => [w.id, Object.fromEntries(SERVERS.map((s) => [s.name, []]))]))
-for (let round = 0; round < ROUNDS; round++) {
-  if (round > 0) floors.push(computeFloorMs())
-  for (const workload of WORKLOADS) {
-    // A rotating order: no server always runs first, or right after the same neighbour.
-    const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length])
-    for (const server of order) {
-      const result = await run(server, workload)
-      runs[workload.id][server.name].push(result)
-      console.log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
-    }
-  }
-}
-
-// Medians over the rounds.
-const results = {}
-for (const workload of WORKLOADS) {
-  results[workload.id] = {}
-  for (const server of SERVERS) {
-    const r = runs[workload.id][server.name]
-    const health = r.flatMap((x) => x.health ?? []).sort((a, b) => a - b)
-    results[workload.id][server.name] = {
-      rps: median(r.map((x) => x.rps)),
-      p50: median(r.map((x) => x.p50)),
-      p99: median(r.map((x) => x.p99)),
-      errors: r.reduce((sum, x) => sum + x.errors, 0),
-      shed: r.reduce((sum, x) => sum + x.shed, 0),
-      health: health.length ? { p50: percentile(health, 0.5), p99: percentile(health, 0.99), max: health.at(-1), count: health.length } : undefined
-    }
-  }
-}
-
-const report = {
-  machine: { cpu: cpus()[0]?.model, cpus: N, node: process.version, date: new Date().toISOString().slice(0, 10) },
-  seconds: SECONDS,
-  rounds: ROUNDS,
-  computeFloorMs: median(floors),
-  servers: SERVERS.map(({ name, file, env, idleRssBytes, peakRssBytes }) => ({ name, file, env, idleRssBytes, peakRssBytes })),
-  workloads: WORKLOADS,
-  results
-}
-writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`)
-writeFileSync(join(OUT, 'results.md'), markdown(report))
-writeFileSync(join(OUT, 'chart.svg'), chart(report))
-console.log(`bench: wrote ${join(OUT, 'results.md')}, results.json and chart.svg`)
 process.exit(0)
+
+async function closedLoop () {
+  // Measured again at each round: on a shared machine the speed of a core drifts within minutes.
+  const floors = [computeFloorMs()]
+  console.log(`bench: ${SERVERS.length} servers, ${WORKLOADS.length} workloads, ${ROUNDS} rounds of ${SECONDS} s, N=${N}; fib(${HEAVY}) computes in ${floors[0].toFixed(2)} ms here`)
+  for (const server of SERVERS) {
+    await fetch(`http://127.0.0.1:${server.port}/fib?num=${HEAVY}`)
+    server.idleRssBytes = rssOfTree(server.pid)
+  }
+
+  const runs = Object.fromEntries(WORKLOADS.map((w) => [w.id, Object.fromEntries(SERVERS.map((s) => [s.name, []]))]))
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round > 0) floors.push(computeFloorMs())
+    for (const workload of WORKLOADS) {
+      // A rotating order: no server always runs first, or right after the same neighbour.
+      const order = SERVERS.map((_, i) => SERVERS[(i + round) % SERVERS.length])
+      for (const server of order) {
+        const result = await run(server, workload)
+        runs[workload.id][server.name].push(result)
+        console.log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
+      }
+    }
+  }
+
+  // Medians over the rounds.
+  const results = {}
+  for (const workload of WORKLOADS) {
+    results[workload.id] = {}
+    for (const server of SERVERS) {
+      const r = runs[workload.id][server.name]
+      const health = r.flatMap((x) => x.health ?? []).sort((a, b) => a - b)
+      results[workload.id][server.name] = {
+        rps: median(r.map((x) => x.rps)),
+        p50: median(r.map((x) => x.p50)),
+        p99: median(r.map((x) => x.p99)),
+        errors: r.reduce((sum, x) => sum + x.errors, 0),
+        shed: r.reduce((sum, x) => sum + x.shed, 0),
+        health: health.length ? { p50: percentile(health, 0.5), p99: percentile(health, 0.99), max: health.at(-1), count: health.length } : undefined
+      }
+    }
+  }
+
+  const report = {
+    machine,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    computeFloorMs: median(floors),
+    servers: SERVERS.map(({ name, file, env, idleRssBytes, peakRssBytes }) => ({ name, file, env, idleRssBytes, peakRssBytes })),
+    workloads: WORKLOADS,
+    results
+  }
+  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(OUT, 'results.md'), markdown(report))
+  writeFileSync(join(OUT, 'chart.svg'), chart(report))
+  console.log(`bench: wrote ${join(OUT, 'results.md')}, results.json and chart.svg`)
+}
 
 function markdown ({ machine, seconds, rounds, computeFloorMs, servers, workloads, results }) {
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '-')

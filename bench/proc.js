@@ -1,0 +1,56 @@
+// The benchmark's servers as child processes: start, wait until they answer, measure, stop.
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+// Starts `server` ({ file, port, env }) with THREADS=threads (the baselines' processes/children).
+export function start (server, threads) {
+  const child = spawn(process.execPath, [join(ROOT, server.file)], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(server.port), THREADS: String(threads), ...server.env },
+    stdio: 'ignore'
+  })
+  server.pid = child.pid
+  server.child = child
+}
+
+export async function waitReady (server) {
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(`http://127.0.0.1:${server.port}/health`).then((r) => r.ok, () => false)
+    if (ok) return
+    await sleep(100)
+  }
+  throw new Error(`${server.name} did not answer /health`)
+}
+
+// Starts every server, kills them all when this process exits, and waits until each answers.
+export async function startAll (servers, threads) {
+  for (const server of servers) start(server, threads)
+  process.on('exit', () => { for (const server of servers) server.child.kill('SIGKILL') })
+  await Promise.all(servers.map(waitReady))
+}
+
+// Resident memory of a server and all its descendant processes, in bytes.
+export function rssOfTree (rootPid) {
+  const parent = new Map()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {}
+  }
+  let total = 0
+  for (const pid of parent.keys()) {
+    let p = pid
+    while (p > 1 && p !== rootPid) p = parent.get(p) ?? 1
+    if (p !== rootPid) continue
+    try {
+      total += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]) * 1024
+    } catch {}
+  }
+  return total
+}

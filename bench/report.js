@@ -1,0 +1,67 @@
+// The open loop's report: bench/open-loop.md, its tables, the goals and the model's reference.
+const f = (x, d = 1) => (x === undefined || x === null ? '-' : x.toFixed(d))
+const pct = (x) => `${(x * 100).toFixed(2)}%`
+const ratio = (a, b) => (a > 0 && b > 0 ? a / b : undefined)
+
+// Goals of the cost-aware queue against the cluster prefork, at shares of the compute limit.
+const GOALS = [
+  { load: 0.7, p99: 0.6, small: 0.35, notOk: 0.005 },
+  { load: 0.8, p99: 0.75, small: 0.4, notOk: 0.01 }
+]
+const OVERLOAD = { load: 1.2, goodput: 0.9 }
+
+export function openMarkdown ({ machine, limit, loads, seconds, rounds, mix, results, model }) {
+  const servers = Object.keys(results[loads[0]])
+  const small = mix[0][0]
+  const lines = [
+    '# Open-loop benchmark: the mixed workload at a fixed arrival rate',
+    '',
+    `Measured by \`npm run bench\` on ${machine.date}: ${machine.cpu}, ${machine.cpus} CPUs for the process, Node ${machine.node}.`,
+    `k6 \`constant-arrival-rate\` on the same machine and cores, ${seconds} s per server and load, ${rounds} round(s) (the run with the median p99 kept).`,
+    `Mix: ${mix.map(([num, share]) => `${share * 100}% fib(${num})`).join(', ')}. Compute limit measured in the same run (every core computing the mix back to back, no HTTP):`,
+    `**${f(limit.rps, 0)} tasks/s**; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
+    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time; goodput is 200s per second of arrivals.',
+    '',
+    '![p99 against offered load](open-loop.svg)',
+    ''
+  ]
+  for (const load of loads) {
+    lines.push(`## ${Math.round(load * 100)}% of the compute limit (${f(load * limit.rps, 0)} req/s offered)`, '',
+      `| server | goodput/s | not 200 | p50 | p99 | p99.9 | fib(${small}) p50 | fib(${small}) p99 | ${mix.slice(1).map(([num]) => `fib(${num}) p99`).join(' | ')} | 503 p99 |`,
+      `|---|---|---|---|---|---|---|---|${mix.slice(1).map(() => '---|').join('')}---|`)
+    for (const name of servers) {
+      const r = results[load][name]
+      const c = r.classes
+      lines.push(`| ${name} | ${f(r.goodput, 0)} | ${pct(r.notOkShare)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(c[small].p50)} | ${f(c[small].p99)} | ${mix.slice(1).map(([num]) => f(c[num].p99)).join(' | ')} | ${f(r.refused?.p99)} |`)
+    }
+    lines.push('')
+  }
+  lines.push('## Against the model', '',
+    'A queueing model (`bench/sim.js`: Poisson arrivals, the compute times above, no hand-off cost) gives the p99 each policy can reach at these loads:', '',
+    '| load | per-process queues (cluster) | one shared queue, first come first served | one queue, cheapest first | cheapest first, fib(' + small + ') |', '|---|---|---|---|---|')
+  for (const [load, m] of Object.entries(model)) {
+    lines.push(`| ${Math.round(load * 100)}% | ${f(m['per-process'].p99)} | ${f(m.shared.p99)} (${f(ratio(m.shared.p99, m['per-process'].p99), 2)}x) | ${f(m.cheapest.p99)} (${f(ratio(m.cheapest.p99, m['per-process'].p99), 2)}x) | ${f(m.cheapest.smallP99)} (${f(ratio(m.cheapest.smallP99, m['per-process'].smallP99), 2)}x) |`)
+  }
+  lines.push('', '## Goals', '', '| goal | measured | met |', '|---|---|---|')
+  const goal = (text, value, met) => lines.push(`| ${text} | ${value} | ${met ? 'yes' : '**no**'} |`)
+  for (const g of GOALS) {
+    const service = results[g.load]?.service
+    const cluster = results[g.load]?.['cluster prefork']
+    if (!service || !cluster) continue
+    const p99 = ratio(service.p99, cluster.p99)
+    const smallP99 = ratio(service.classes[small].p99, cluster.classes[small].p99)
+    goal(`${g.load * 100}%: p99 <= ${g.p99}x the cluster's`, `${f(p99, 2)}x (${f(service.p99)} vs ${f(cluster.p99)} ms)`, p99 <= g.p99)
+    goal(`${g.load * 100}%: fib(${small}) p99 <= ${g.small}x`, `${f(smallP99, 2)}x (${f(service.classes[small].p99)} vs ${f(cluster.classes[small].p99)} ms)`, smallP99 <= g.small)
+    goal(`${g.load * 100}%: at most ${pct(g.notOk)} not answered 200`, pct(service.notOkShare), service.notOkShare <= g.notOk)
+  }
+  const service = results[OVERLOAD.load]?.service
+  const cluster = results[OVERLOAD.load]?.['cluster prefork']
+  if (service && cluster) {
+    const goodput = ratio(service.goodput, cluster.goodput)
+    goal(`${OVERLOAD.load * 100}%: goodput >= ${OVERLOAD.goodput}x the cluster's`, `${f(goodput, 2)}x (${f(service.goodput, 0)} vs ${f(cluster.goodput, 0)}/s)`, goodput >= OVERLOAD.goodput)
+    const refused = service.refused
+    goal(`${OVERLOAD.load * 100}%: every refusal a fast 503 with Retry-After`,
+      `${refused.count} refusals, p99 ${f(refused.p99)} ms, ${refused.withoutRetryAfter} without Retry-After`, refused.withoutRetryAfter === 0 && !(refused.p99 > 100))
+  }
+  return `${lines.join('\n')}\n`
+}
