@@ -1,7 +1,7 @@
 // k6/overload.js: offered load far beyond capacity. Passes only if the service sheds the excess
 // with fast 503s while its threads keep delivering answers, and is ready again at once afterwards.
 //
-//   k6 run k6/overload.js                       # 64 VUs of fib(32) for 20 s against localhost:3000
+//   k6 run k6/overload.js                       # 64 VUs of fib(34) for 20 s against localhost:3000
 //   k6 run -e VUS=128 -e DURATION=60s k6/overload.js
 import http from 'k6/http'
 import exec from 'k6/execution'
@@ -9,14 +9,18 @@ import { sleep } from 'k6'
 import { Counter, Trend } from 'k6/metrics'
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:3000'
-const NUM = Number(__ENV.NUM || 32)
+// fib(34), 55-110 ms here: the default POOL_MAX_WAIT_MS (1 s) admits about 20-40 of them on
+// 2 threads, so 64 clients are far beyond it.
+const NUM = Number(__ENV.NUM || 34)
 const VUS = Number(__ENV.VUS || 64)
 const DURATION = __ENV.DURATION || '20s'
 // Share of each thread's time that must go to answers actually delivered (0.6 = 60%).
 const MIN_BUSY = Number(__ENV.MIN_BUSY || 0.6)
 const MAX_SHED_P95_MS = Number(__ENV.MAX_SHED_P95_MS || 100)
-// A bounded queue bounds the wait of admitted requests too; an unbounded one lets it grow with VUs.
-const MAX_OK_P95_MS = Number(__ENV.MAX_OK_P95_MS || 1000)
+// A bounded queue bounds the wait of admitted requests too: POOL_MAX_WAIT_MS (1 s by default), the
+// task itself, and the slowdown of a flood (k6 and the 503s take CPU from the threads: admitted
+// requests measured a p95 of 1.2-1.4 s). An unbounded queue lets the wait grow with the VUs.
+const MAX_OK_P95_MS = Number(__ENV.MAX_OK_P95_MS || 2000)
 const READY_WITHIN_MS = Number(__ENV.READY_WITHIN_MS || 1000)
 
 const unexpected = new Counter('unexpected_responses')

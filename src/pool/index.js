@@ -56,8 +56,12 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
+  // Work handed to the threads and not yet done, counted whole: a task that waits for a thread
+  // waits for those first (measured under a flood: leaving them out made the real wait twice the
+  // predicted one).
+  let startedWork = 0
 
-  const predictedWaitMs = (ahead = queue.work) => model.predict(ahead) / threads
+  const predictedWaitMs = (ahead = queue.work) => model.predict(ahead + startedWork) / threads
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
 
   function queueFull () {
@@ -110,6 +114,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
 
   function start (job) {
     started++
+    startedWork += job.work
     // A task sharing its thread with one that is aborted loses the thread too: it runs again.
     const attempt = () => piscina.run(job.input, { signal: job.cancel }).catch((err) => {
       if (err.message !== THREAD_TERMINATED || job.cancel.aborted) throw err
@@ -118,6 +123,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     })
     return attempt().finally(() => {
       started--
+      // Zero when idle, so that rounding never leaves a ghost of work behind.
+      startedWork = started === 0 ? 0 : startedWork - job.work
       pump()
     })
   }
@@ -160,7 +167,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     get busy () { return Math.min(started, threads) },
     get queued () { return queue.size + Math.max(0, started - threads) },
     get inFlight () { return started + queue.size },
-    // Predicted compute of the queued tasks, and the wait it means for the next one.
+    // Predicted compute of the queued tasks, and the wait for a thread it means, with the work
+    // already on the threads.
     get queuedWorkMs () { return model.predict(queue.work) },
     get predictedWaitMs () { return predictedWaitMs() },
     predict: (input) => model.predict(task.work(input))

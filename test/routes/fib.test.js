@@ -114,14 +114,14 @@ test('when the threads and the queue are full, a request is refused at once with
   t.same((await Promise.all(admitted)).map((r) => r.statusCode), [200, 200, 200], 'the admitted ones still complete')
 })
 
-test('Retry-After is the predicted wait: the queued work divided by the threads, rounded up', async (t) => {
+test('Retry-After is the predicted wait: the queued work and the work on the threads, divided by the threads, rounded up', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '3', REQUEST_TIMEOUT_MS: '5000' }, { task: SIZED_TEST_TASK })
   const admitted = Array.from({ length: 5 }, () => app.inject('/fib?num=45'))
   await until(() => app.pool.inFlight === 5)
   t.equal(app.pool.queuedWorkMs, 1350, '3 queued x 450 ms')
   const res = await app.inject('/fib?num=3')
   t.equal(res.statusCode, 503)
-  t.equal(res.headers['retry-after'], '1', '1350 ms / 2 threads = 0.675 s, rounded up')
+  t.equal(res.headers['retry-after'], '2', '(1350 ms queued + 900 on the threads) / 2 threads = 1.125 s, rounded up')
   await Promise.all(admitted)
 })
 
