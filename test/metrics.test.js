@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process'
+import Fastify from 'fastify'
 import { test } from 'tap'
-import { build, TEST_TASK, until, value } from './helper.js'
+import { loadConfig } from '../src/config.js'
+import metrics from '../src/metrics.js'
+import { build, SIZED_TEST_TASK, TEST_TASK, until, value } from './helper.js'
 import { THROWS } from './fixtures/test-worker.js'
 
 const scrape = async (app) => (await app.inject('/metrics')).body
@@ -73,6 +76,23 @@ test('a shed request counts as rejected{reason="queue_full"}, and busy threads a
   t.equal((await app.inject('/ready')).statusCode, 503)
   t.equal(value(await scrape(app), 'fib_requests_rejected_total', 'reason="queue_full"'), 1, 'a readiness probe is not a rejected request')
   await Promise.all(admitted)
+})
+
+test('the queue\'s predicted work and wait are exported in seconds', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  const tasks = [app.inject('/fib?num=20'), app.inject('/fib?num=30')]
+  await until(() => app.pool.queued === 1)
+  const text = await scrape(app)
+  t.equal(value(text, 'fib_pool_queue_predicted_seconds'), 0.3)
+  t.equal(value(text, 'fib_pool_predicted_wait_seconds'), 0.5, '300 ms queued and 200 ms on the one thread')
+  await Promise.all(tasks)
+})
+
+test('the metrics plugin refuses to start without the pool it reads, with Fastify\'s own message', async (t) => {
+  const app = Fastify({ logger: false })
+  t.teardown(() => app.close())
+  app.register(metrics, { config: loadConfig({}), schema: {} })
+  await t.rejects(app.ready(), { code: 'FST_ERR_PLUGIN_DEPENDENCY_NOT_REGISTERED', message: "The dependency 'pool' of plugin 'metrics' is not registered" })
 })
 
 test('a deadline counts as aborted{reason="deadline"}, a throwing task as failed', async (t) => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { HttpError } from '../errors.js'
-import { twoPerThread } from './balancer.js'
+import { Balancer } from './balancer.js'
 import { CostModel } from './cost.js'
 import { CostQueue } from './queue.js'
 
@@ -23,6 +23,12 @@ export const FIB_TASK = {
 }
 
 const CALIBRATION_ROUNDS = 3
+// With POOL_TASKS_PER_THREAD=2, the most a task may be predicted to compute to be handed to a busy
+// thread, behind its running task. Waiting there saves the round trip through the main thread
+// (0.1-0.3 ms), worth having for tasks up to about twenty times that; a dearer task handed over
+// early would hold back every cheaper task that arrives after it (open-loop benchmark: fib(28)'s
+// p99 was one fib(35), 140 ms, at half load).
+const SECOND_SLOT_MAX_MS = 5
 
 // What Piscina rejects a task with when the thread it was on is terminated for another task.
 const THREAD_TERMINATED = 'Terminating worker thread'
@@ -30,13 +36,14 @@ const THREAD_TERMINATED = 'Terminating worker thread'
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
 
 async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, timeoutMs, task = FIB_TASK }) {
+  const balancer = new Balancer()
   const piscina = new Piscina({
     filename: task.file,
     // Both bounds set, and no idle timeout: threads start once and stay warm.
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Infinity,
-    ...(tasksPerThread === 2 && { loadBalancer: twoPerThread }),
+    loadBalancer: balancer.balance,
     // Added to each worker thread's nice value on Linux (the main thread keeps its own).
     niceIncrement: nice
   })
@@ -77,7 +84,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
 
   // Why a new task would be refused now (for readiness), or undefined.
   function refusal () {
-    if (started < slots && queue.size === 0) return undefined
+    if (queue.size === 0 && balancer.idle(threads) > 0) return undefined
     if (queue.size >= maxQueue) return queueFull()
     if (predictedWaitMs() > maxWaitMs) return queueWait(predictedWaitMs())
   }
@@ -93,15 +100,16 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     }
     const deadline = AbortSignal.timeout(timeoutMs)
     const job = { input, work, costMs, signal, deadline, cancel: AbortSignal.any([deadline, signal]), admitted: performance.now() }
-    if (started < slots && queue.size === 0) return settle(job, start(job))
+    const place = queue.size === 0 && placeFor(costMs)
+    if (place) return settle(job, start(job, place === 'busy'))
     if (queue.size >= maxQueue) throw queueFull()
     // A task is overtaken by at most POOL_MAX_WAIT_MS of cheaper work, on every thread.
     queue.bypass = model.work(maxWaitMs * threads)
-    const place = queue.place(work)
-    const waitMs = predictedWaitMs(place.ahead)
+    const spot = queue.place(work)
+    const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     return settle(job, new Promise((resolve, reject) => {
-      const entry = queue.push(job, work, place)
+      const entry = queue.push(job, work, spot)
       job.resolve = resolve
       job.reject = reject
       job.dequeue = () => {
@@ -112,15 +120,29 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     }))
   }
 
-  function start (job) {
+  // Where a task predicted to compute `costMs` can go now: 'idle' (a thread with nothing to do),
+  // 'busy' (behind the one task of a busy thread), or nowhere (false): it waits in the queue.
+  function placeFor (costMs) {
+    if (balancer.idle(threads) > 0) return 'idle'
+    return started < slots && costMs <= SECOND_SLOT_MAX_MS && 'busy'
+  }
+
+  function start (job, behindBusy) {
     started++
     startedWork += job.work
     // A task sharing its thread with one that is aborted loses the thread too: it runs again.
-    const attempt = () => piscina.run(job.input, { signal: job.cancel }).catch((err) => {
-      if (err.message !== THREAD_TERMINATED || job.cancel.aborted) throw err
-      events.emit('retried')
-      return attempt()
-    })
+    const attempt = () => {
+      const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal: job.cancel }), behindBusy)
+      return promise.then((result) => {
+        balancer.settled(thread)
+        return result
+      }, (err) => {
+        balancer.settled(thread)
+        if (err.message !== THREAD_TERMINATED || job.cancel.aborted) throw err
+        events.emit('retried')
+        return attempt()
+      })
+    }
     return attempt().finally(() => {
       started--
       // Zero when idle, so that rounding never leaves a ghost of work behind.
@@ -131,10 +153,12 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
 
   // Hands queued tasks to the threads while they can take them.
   function pump () {
-    while (started < slots && queue.size > 0) {
+    while (queue.size > 0) {
+      const place = placeFor(model.predict(queue.peek()))
+      if (!place) return
       const job = queue.shift()
       job.cancel.removeEventListener('abort', job.dequeue)
-      start(job).then(job.resolve, job.reject)
+      start(job, place === 'busy').then(job.resolve, job.reject)
     }
   }
 

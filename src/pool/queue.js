@@ -50,6 +50,11 @@ export class CostQueue {
     return entry
   }
 
+  // The cost of the next task to start, or undefined when none waits.
+  peek () {
+    return this.#entries[0]?.cost
+  }
+
   // The next task to start, or undefined when none waits.
   shift () {
     const entry = this.#entries.shift()

@@ -39,6 +39,16 @@ test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third
   for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
 })
 
+test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a dear one waits in the queue for an idle thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { task: SIZED_TEST_TASK })
+  const tasks = [app.inject('/fib?num=10'), app.inject('/fib?num=10')]
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0)
+  t.match(app.pool, { busy: 1, queued: 1 })
+  t.equal(app.pool.queuedWorkMs, 100, 'the second, 100 ms, waits in the service\'s queue, where cheaper work can still go first')
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
 test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the service\'s queue', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: TEST_TASK })
   const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
