@@ -20,9 +20,12 @@ export const DEFAULT_POOL_MAX_WAIT_MS = 1000
 // Tasks that may wait, per thread: a cap for memory only. The wait bound refuses work first
 // unless tasks are under a millisecond each.
 export const DEFAULT_QUEUE_PER_THREAD = 1000
-// A second task may wait on a busy thread, so threads never idle between queued tasks; 1 keeps
-// every waiting task in the shared queue, for the first thread to free up (bench/README.md).
-export const DEFAULT_TASKS_PER_THREAD = 2
+// One task per thread: every waiting task stays in the service's queue, cheapest first, for the
+// first thread to free up, and aborting a task never costs another its thread. 2 lets a cheap
+// task wait on a busy thread, which saves a round trip per task (throughput of uniformly short
+// tasks) but commits it to that thread: at half load on the open-loop mix, fib(28)'s p99 was
+// 160 ms with 2 against 69 ms with 1 (README, "The queue").
+export const DEFAULT_TASKS_PER_THREAD = 1
 // Off by default. Lower-priority workers let the main thread take a core at once (/health p99
 // under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and
 // anything else on the machine: accepted requests waited 744 ms instead of 270 (bench/README.md).

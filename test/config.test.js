@@ -16,7 +16,7 @@ test('with no settings, every default applies', async (t) => {
     availableCpus: cpus,
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     poolMaxWaitMs: 1000,
-    poolTasksPerThread: 2,
+    poolTasksPerThread: 1,
     poolThreadNice: 0,
     fibMaxNum: 45,
     fibInlineMaxNum: 18,

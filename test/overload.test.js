@@ -45,7 +45,7 @@ test('64 clients of fib(32) on 2 threads: excess is a fast 503, the rest succeed
   t.same(Object.keys(statuses).sort(), ['200', '503'], 'only successes and sheds, no other status')
   t.same(failures, [], 'no connection errors')
   t.equal(shedWithoutRetryAfter, 0, 'every 503 says when to retry')
-  // 2 tasks on each thread, and as many queued as fit in POOL_MAX_WAIT_MS on every thread at the
+  // At most 2 tasks on each thread, and as many queued as fit in POOL_MAX_WAIT_MS on every thread at the
   // cheapest the model predicted fib(32) during the run, plus the one that reached the bound.
   const bound = 4 + Math.floor(app.pool.maxWaitMs * app.pool.threads / minCostMs) + 1
   t.ok(maxInFlight <= bound, `admitted work stays bounded by the predicted wait (${maxInFlight} <= ${bound})`)

@@ -27,7 +27,7 @@ test('closing the app closes the pool', async (t) => {
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third in the service\'s queue', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: TEST_TASK })
   const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
   await until(() => app.pool.inFlight === 2)
   t.equal(app.pool.piscina.queueSize, 0, 'the second task was handed to the thread at once')
@@ -40,7 +40,7 @@ test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third
 })
 
 test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a dear one waits in the queue for an idle thread', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1' }, { task: SIZED_TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
   const tasks = [app.inject('/fib?num=10'), app.inject('/fib?num=10')]
   await until(() => app.pool.inFlight === 2)
   t.equal(app.pool.piscina.queueSize, 0)
@@ -60,7 +60,7 @@ test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the service\'s qu
 
 // Two tasks on one thread; the client of one goes away, which terminates the thread under both.
 async function abandonOneOfTwo (t, abandoned) {
-  const { app } = await build(t, { POOL_THREADS: '1' }, { task: TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server.address().port}/fib?num=30`
   const gone = new AbortController()
