@@ -13,7 +13,8 @@ const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
 
 function panel (x0, title, { loads, results }, servers, read) {
   const values = loads.flatMap((load) => servers.map((s) => read(results[load][s]))).filter((v) => v > 0)
-  const lo = Math.log10(Math.max(1, Math.min(...values)))
+  // Whole decades at the bottom, so that the lowest line always has a tick below it.
+  const lo = Math.floor(Math.log10(Math.max(1, Math.min(...values))))
   const hi = Math.log10(Math.max(...values)) + 0.1
   const x = (load) => x0 + LEFT + (load - loads[0]) / (loads.at(-1) - loads[0]) * PLOT_W
   const y = (ms) => TOP + PLOT_H - (Math.log10(Math.max(ms, 1)) - lo) / (hi - lo) * PLOT_H
