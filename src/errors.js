@@ -18,6 +18,12 @@ export function shuttingDown () {
   return new HttpError(503, 'SHUTTING_DOWN', 'The service is shutting down; retry on another instance', { retryAfter: 1, reason: 'shutting_down' })
 }
 
+// Codes for the client errors Fastify raises itself (content-type parser, body limit), by status;
+// any other is BAD_REQUEST. 415 cannot happen while no route takes a body; kept for the day one does.
+const CLIENT_ERROR_CODES = { 413: 'BODY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' }
+// Methods a path may be served with, in the order an Allow header lists them.
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
 export function errorBody (statusCode, code, message, requestId) {
   return { statusCode, error: STATUS_CODES[statusCode], code, message, requestId }
 }
@@ -34,14 +40,27 @@ async function errors (app) {
       if (err.retryAfter !== undefined) reply.header('retry-after', err.retryAfter)
       return reply.code(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, request.id))
     }
+    // A client's mistake that Fastify caught (a body it cannot parse, too large, of an unknown
+    // type) stays a 4xx: nothing for the on-call engineer, so logged at info.
+    if (err.statusCode >= 400 && err.statusCode < 500) {
+      request.log.info({ err: { code: err.code, message: err.message } }, 'client error')
+      const code = CLIENT_ERROR_CODES[err.statusCode] ?? 'BAD_REQUEST'
+      return reply.code(err.statusCode).send(errorBody(err.statusCode, code, err.message, request.id))
+    }
     // Anything else is ours to fix: logged in full, answered without internals.
     request.log.error({ err }, 'request failed')
     const message = `The request failed; it was logged with request id ${request.id}`
     return reply.code(500).send(errorBody(500, 'INTERNAL_ERROR', message, request.id))
   })
 
+  // A path that exists with other methods is 405 with Allow (RFC 9110, 15.5.6); any other, 404.
   app.setNotFoundHandler(function notFound (request, reply) {
     const path = request.url.split('?', 1)[0]
+    const allowed = METHODS.filter((method) => app.hasRoute({ method, url: path }))
+    if (allowed.length > 0) {
+      const message = `${request.method} is not allowed on ${path}: use ${allowed.join(' or ')}`
+      return reply.code(405).header('allow', allowed.join(', ')).send(errorBody(405, 'METHOD_NOT_ALLOWED', message, request.id))
+    }
     return reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${path}`, request.id))
   })
 }

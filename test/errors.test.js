@@ -15,11 +15,47 @@ test('an unknown route gets 404 in the shared error shape', async (t) => {
   })
 })
 
-test('a method the route does not serve gets the same 404', async (t) => {
+test('a method a known path does not serve gets 405 with Allow, in the shared shape', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1' })
-  const res = await app.inject({ method: 'DELETE', url: '/fib?num=3' })
-  t.equal(res.statusCode, 404)
-  t.equal(res.json().message, 'No route for DELETE /fib')
+  for (const [method, url, path] of [['POST', '/fib?num=3', '/fib'], ['DELETE', '/health', '/health'], ['TRACE', '/metrics', '/metrics'], ['PUT', '/ready', '/ready']]) {
+    const res = await app.inject({ method, url })
+    t.equal(res.statusCode, 405, `${method} ${path}`)
+    t.equal(res.headers.allow, 'GET, HEAD')
+    t.same(res.json(), {
+      statusCode: 405,
+      error: 'Method Not Allowed',
+      code: 'METHOD_NOT_ALLOWED',
+      message: `${method} is not allowed on ${path}: use GET or HEAD`,
+      requestId: res.headers['x-request-id']
+    })
+  }
+  const unknown = await app.inject({ method: 'POST', url: '/nope' })
+  t.equal(unknown.statusCode, 404, 'an unknown path stays 404')
+  t.notOk('allow' in unknown.headers)
+})
+
+test('client errors Fastify raises itself are 4xx in the shared shape, logged at info, never a 500', async (t) => {
+  const { app, logs } = await build(t, { POOL_THREADS: '1' })
+  const cases = [
+    [{ method: 'POST', url: '/nope', headers: { 'content-type': 'application/json' }, payload: '{broken' }, 400, 'BAD_REQUEST', /not valid JSON/],
+    [{ method: 'QUERY', url: '/fib' }, 400, 'BAD_REQUEST', /must provide a 'Content-Type' header/],
+    [{ method: 'POST', url: '/fib', headers: { 'content-type': 'application/json' }, payload: `"${'x'.repeat(2 ** 21)}"` }, 413, 'BODY_TOO_LARGE', /too large/]
+  ]
+  for (const [request, status, code, message] of cases) {
+    const id = `client-${status}-${code}`
+    const res = await app.inject({ ...request, headers: { ...request.headers, 'x-request-id': id } })
+    t.equal(res.statusCode, status, `${request.method} ${request.url}: ${status}`)
+    t.match(res.json(), { statusCode: status, code, message, requestId: id })
+    t.notOk('retry-after' in res.headers)
+    t.notOk(logs.some((line) => line.reqId === id && line.level > 30), 'nothing logged above info')
+  }
+})
+
+test('a body sent with a GET is ignored: the routes take none', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  const res = await app.inject({ method: 'GET', url: '/fib?num=10', headers: { 'content-type': 'application/json' }, payload: '{broken' })
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().result, 55)
 })
 
 test('a URL that cannot be decoded gets 400 in the shared shape, with its request id', async (t) => {
