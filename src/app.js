@@ -13,6 +13,8 @@ import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
 import readyRoute from './routes/ready.js'
 
+const MAX_CONNECTIONS_CHECK_MS = 1000
+
 // A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.
 const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
@@ -45,10 +47,21 @@ export async function build (config, { logger = { level: config.logLevel }, task
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
     frameworkErrors: frameworkError,
+    // Slow and silent clients (config.js): Node answers 408 and closes the connection, checking
+    // every second at most, so a connection is closed within its timeout plus that.
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(MAX_CONNECTIONS_CHECK_MS, config.http.headersTimeoutMs)
+    },
+    requestTimeout: config.http.receiveTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
     logController: new RequestLog(),
     // Closing is answered by the routes themselves, in the service's own error shape.
     return503OnClosing: false
   })
+
+  // Past the bound, Node closes a new connection as soon as it is accepted.
+  app.server.maxConnections = config.http.maxConnections
 
   // The spec says what FIB_MAX_NUM is set to, in the served docs and in validation alike.
   const spec = readSpec()

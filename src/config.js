@@ -40,6 +40,20 @@ export const DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS = 250
 export const DEFAULT_PRESSURE_MAX_ELU = 0
 // Shed before the heap reaches V8's limit, where the process would crash instead.
 const DEFAULT_HEAP_SHARE = 0.9
+// A client must send its whole request head within HTTP_HEADERS_TIMEOUT_MS and the whole request
+// within HTTP_RECEIVE_TIMEOUT_MS, or gets 408 and its connection closed: a connection that sends
+// half its headers, or nothing, is not held for ever (without a proxy in front, these are the
+// service's defence against slow clients). Generous for any real client of a GET-only API.
+export const DEFAULT_HTTP_HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_HTTP_RECEIVE_TIMEOUT_MS = 20_000
+// Idle keep-alive connections close after this: longer than the idle timeout of the load
+// balancers in front (AWS ALB 60 s by default), so the balancer, not the service, closes an idle
+// connection, and never sends a request on one the service is closing. Fastify's own default.
+export const DEFAULT_HTTP_KEEP_ALIVE_TIMEOUT_MS = 72_000
+// Connections open at once; past it a new connection is closed as soon as it is accepted. Below
+// the file-descriptor limit containers usually give (65536 or more), so the process never runs
+// out of descriptors for its own files, threads and the metrics listener.
+export const DEFAULT_HTTP_MAX_CONNECTIONS = 10_000
 // The shutdown grace lets the longest legal request finish, plus this margin.
 const SHUTDOWN_MARGIN_MS = 5_000
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -60,6 +74,10 @@ const schema = {
     FIB_INLINE_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_INLINE_NUM, default: DEFAULT_FIB_INLINE_MAX_NUM },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_REQUEST_TIMEOUT_MS },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+    HTTP_HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_HTTP_HEADERS_TIMEOUT_MS },
+    HTTP_RECEIVE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_HTTP_RECEIVE_TIMEOUT_MS },
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_HTTP_KEEP_ALIVE_TIMEOUT_MS },
+    HTTP_MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 1_000_000, default: DEFAULT_HTTP_MAX_CONNECTIONS },
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS },
     PRESSURE_MAX_ELU: { type: 'number', minimum: 0, maximum: 1, default: DEFAULT_PRESSURE_MAX_ELU },
     PRESSURE_MAX_HEAP_BYTES: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
@@ -104,6 +122,9 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
   if (parsed.METRICS_PORT === parsed.PORT) {
     throw new ConfigError(`METRICS_PORT=${JSON.stringify(given.METRICS_PORT)} is invalid: expected a port other than PORT (${parsed.PORT})`)
   }
+  if (parsed.HTTP_HEADERS_TIMEOUT_MS > parsed.HTTP_RECEIVE_TIMEOUT_MS) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(parsed.HTTP_HEADERS_TIMEOUT_MS))} is invalid: expected at most HTTP_RECEIVE_TIMEOUT_MS (${parsed.HTTP_RECEIVE_TIMEOUT_MS})`)
+  }
   const poolThreads = parsed.POOL_THREADS ?? cpus.cpus
   return Object.freeze({
     port: parsed.PORT,
@@ -121,6 +142,12 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     fibInlineMaxNum: parsed.FIB_INLINE_MAX_NUM,
     requestTimeoutMs: parsed.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS ?? parsed.REQUEST_TIMEOUT_MS + SHUTDOWN_MARGIN_MS,
+    http: {
+      headersTimeoutMs: parsed.HTTP_HEADERS_TIMEOUT_MS,
+      receiveTimeoutMs: parsed.HTTP_RECEIVE_TIMEOUT_MS,
+      keepAliveTimeoutMs: parsed.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: parsed.HTTP_MAX_CONNECTIONS
+    },
     pressure: {
       maxEventLoopDelayMs: parsed.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
       maxEventLoopUtilization: parsed.PRESSURE_MAX_ELU,

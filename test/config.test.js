@@ -22,6 +22,7 @@ test('with no settings, every default applies', async (t) => {
     fibInlineMaxNum: 18,
     requestTimeoutMs: 30000,
     shutdownGraceMs: 35000,
+    http: { headersTimeoutMs: 10000, receiveTimeoutMs: 20000, keepAliveTimeoutMs: 72000, maxConnections: 10000 },
     pressure: {
       maxEventLoopDelayMs: 250,
       maxEventLoopUtilization: 0,
@@ -80,6 +81,14 @@ test('the default queue and grace follow the threads and the timeout', async (t)
   const config = loadConfig({ POOL_THREADS: '5', REQUEST_TIMEOUT_MS: '1000' })
   t.equal(config.poolMaxQueue, 5 * DEFAULT_QUEUE_PER_THREAD)
   t.equal(config.shutdownGraceMs, 6000)
+})
+
+test('HTTP_HEADERS_TIMEOUT_MS may not exceed HTTP_RECEIVE_TIMEOUT_MS', async (t) => {
+  t.throws(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_RECEIVE_TIMEOUT_MS: '4000' }), {
+    name: 'ConfigError',
+    message: 'HTTP_HEADERS_TIMEOUT_MS="5000" is invalid: expected at most HTTP_RECEIVE_TIMEOUT_MS (4000)'
+  })
+  t.match(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '4000', HTTP_RECEIVE_TIMEOUT_MS: '4000' }).http, { headersTimeoutMs: 4000, receiveTimeoutMs: 4000 })
 })
 
 test('METRICS_PORT must differ from PORT', async (t) => {
