@@ -13,6 +13,7 @@ import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
 import readyRoute from './routes/ready.js'
 
+// How often, at most, Node looks for connections past their headers or receive timeout.
 const MAX_CONNECTIONS_CHECK_MS = 1000
 
 // A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.

@@ -49,6 +49,7 @@ app.log.info({
   availableCpus: config.availableCpus,
   metricsPort: config.metricsPort,
   maxQueue: config.poolMaxQueue,
+  maxWaitMs: config.poolMaxWaitMs,
   tasksPerThread: config.poolTasksPerThread,
   threadNice: config.poolThreadNice,
   fibMaxNum: config.fibMaxNum,
