@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import drain from './drain.js'
 import errors, { frameworkError } from './errors.js'
+import { limitConnections, serverOptions } from './http.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
 import metrics from './metrics.js'
 import pool, { FIB_TASK } from './pool/index.js'
@@ -12,9 +13,6 @@ import pressure from './pressure.js'
 import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
 import readyRoute from './routes/ready.js'
-
-// How often, at most, Node looks for connections past their headers or receive timeout.
-const MAX_CONNECTIONS_CHECK_MS = 1000
 
 // A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.
 const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
@@ -48,21 +46,13 @@ export async function build (config, { logger = { level: config.logLevel }, task
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
     frameworkErrors: frameworkError,
-    // Slow and silent clients (config.js): Node answers 408 and closes the connection, checking
-    // every second at most, so a connection is closed within its timeout plus that.
-    http: {
-      headersTimeout: config.http.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(MAX_CONNECTIONS_CHECK_MS, config.http.headersTimeoutMs)
-    },
-    requestTimeout: config.http.receiveTimeoutMs,
-    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    ...serverOptions(config.http),
     logController: new RequestLog(),
     // Closing is answered by the routes themselves, in the service's own error shape.
     return503OnClosing: false
   })
 
-  // Past the bound, Node closes a new connection as soon as it is accepted.
-  app.server.maxConnections = config.http.maxConnections
+  limitConnections(app, config.http)
 
   // The spec says what FIB_MAX_NUM is set to, in the served docs and in validation alike.
   const spec = readSpec()

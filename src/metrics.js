@@ -5,6 +5,7 @@ import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import errors from './errors.js'
+import { limitConnections, serverOptions } from './http.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -154,7 +155,8 @@ async function metrics (app, { config, schema }) {
   // With METRICS_PORT, the same exposition also on a listener of its own (e.g. one that only
   // Prometheus can reach); server.js listens on it, the app closes it.
   if (config.metricsPort !== undefined) {
-    const exposer = Fastify({ logger: false })
+    const exposer = Fastify({ logger: false, ...serverOptions(config.http) })
+    limitConnections(exposer, config.http)
     await exposer.register(errors)
     exposer.get('/metrics', { schema }, exposition)
     app.decorate('metricsServer', exposer)

@@ -39,9 +39,9 @@ test('a connection that sends nothing, half its headers or half its body gets 40
   }
 })
 
-test('/health keeps answering while a thousand stalled connections are open', async (t) => {
+test('/health keeps answering while 3000 stalled connections are open', async (t) => {
   const { port } = await listen(t, {})
-  const stalled = Array.from({ length: 1000 }, () => connect(port, 'GET /health HTTP/1.1\r\nHost: x\r\n'))
+  const stalled = Array.from({ length: 3000 }, () => connect(port, 'GET /health HTTP/1.1\r\nHost: x\r\n'))
   await Promise.all(stalled.map(({ socket }) => once(socket, 'connect')))
   const latencies = []
   for (let i = 0; i < 20; i++) {
@@ -50,7 +50,7 @@ test('/health keeps answering while a thousand stalled connections are open', as
     t.equal(res.status, 200)
     latencies.push(performance.now() - sent)
   }
-  t.pass(`median /health ${latencies.sort((a, b) => a - b)[10].toFixed(1)} ms beside 1000 stalled connections`)
+  t.pass(`median /health ${latencies.sort((a, b) => a - b)[10].toFixed(1)} ms beside 3000 stalled connections`)
   for (const { socket } of stalled) socket.destroy()
 })
 
@@ -71,4 +71,12 @@ test('headers over Node\'s limit get 431, and the service serves on', async (t) 
   const big = connect(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
   t.match((await big.closed).answer, /^HTTP\/1\.1 431 /)
   t.equal((await fetch(`http://127.0.0.1:${port}/health`)).status, 200)
+})
+
+test('the METRICS_PORT listener closes a silent connection too', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', METRICS_PORT: '9464', HTTP_HEADERS_TIMEOUT_MS: '200', HTTP_RECEIVE_TIMEOUT_MS: '400' })
+  await app.metricsServer.listen({ port: 0, host: '127.0.0.1' })
+  const { answer, afterMs } = await connect(app.metricsServer.server.address().port).closed
+  t.match(answer, /^HTTP\/1\.1 408 /)
+  t.ok(afterMs < 5000, `closed after ${afterMs} ms`)
 })
