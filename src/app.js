@@ -8,7 +8,7 @@ import errors, { frameworkError } from './errors.js'
 import { limitConnections, serverOptions } from './http.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
 import metrics from './metrics.js'
-import pool, { FIB_TASK } from './pool/index.js'
+import pool from './pool/index.js'
 import pressure from './pressure.js'
 import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
@@ -40,8 +40,9 @@ class RequestLog extends LogController {
 }
 
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
-// (its worker file, the size of an input, a calibration input: see FIB_TASK).
-export async function build (config, { logger = { level: config.logLevel }, task = FIB_TASK } = {}) {
+// (its worker file, the size of an input, a calibration input: see FIB_TASK in pool/index.js,
+// the pool's default).
+export async function build (config, { logger = { level: config.logLevel }, task } = {}) {
   const app = Fastify({
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
