@@ -1,6 +1,6 @@
 // Builds the service as a Fastify app from a config object; nothing listens here.
 import { randomUUID } from 'node:crypto'
-import Fastify, { LogController } from 'fastify'
+import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import drain from './drain.js'
@@ -10,6 +10,7 @@ import { dereference, readSpec, routeSchema } from './openapi.js'
 import metrics from './metrics.js'
 import pool from './pool/index.js'
 import pressure from './pressure.js'
+import { RequestLog } from './request-log.js'
 import fibRoute from './routes/fib.js'
 import healthRoute from './routes/health.js'
 import readyRoute from './routes/ready.js'
@@ -20,23 +21,6 @@ const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 function requestId (req) {
   const id = req.headers['x-request-id']
   return typeof id === 'string' && USABLE_REQUEST_ID.test(id) ? id : randomUUID()
-}
-
-// One line per request, when its response is done, with what matters here.
-class RequestLog extends LogController {
-  incomingRequest () {}
-
-  requestCompleted (err, request, reply) {
-    const { num } = request.query
-    request.log.info({
-      method: request.method,
-      url: request.url,
-      num: typeof num === 'number' ? num : undefined,
-      statusCode: reply.statusCode,
-      durationMs: reply.elapsedTime,
-      err
-    }, 'request completed')
-  }
 }
 
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests

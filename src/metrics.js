@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import errors from './errors.js'
 import { limitConnections, serverOptions } from './http.js'
+import { POLLED } from './request-log.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 
@@ -150,7 +151,7 @@ async function metrics (app, { config, schema }) {
     reply.type(registry.contentType)
     return registry.metrics()
   }
-  app.get('/metrics', { schema }, exposition)
+  app.get('/metrics', { schema, config: POLLED }, exposition)
 
   // With METRICS_PORT, the same exposition also on a listener of its own (e.g. one that only
   // Prometheus can reach); server.js listens on it, the app closes it.

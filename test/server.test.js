@@ -73,7 +73,7 @@ test('SIGTERM lets an in-flight fib(40) finish with 200, then exits 0', async (t
   t.match(await res.json(), { num: 40, result: 102334155 })
   const { code } = await exited
   t.equal(code, 0)
-  t.same(lines.slice(2).filter((line) => line.url !== '/metrics').map((line) => line.msg), ['shutting down: draining in-flight requests', 'request completed', 'shut down cleanly'])
+  t.same(lines.slice(2).map((line) => line.msg), ['shutting down: draining in-flight requests', 'request completed', 'shut down cleanly'])
   t.match(lines.find((line) => line.reqId === 'drain-1'), { num: 40, statusCode: 200, durationMs: Number })
 })
 

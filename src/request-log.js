@@ -1,0 +1,24 @@
+// The request log: one line per request, when its response is done, with what matters here.
+import { LogController } from 'fastify'
+
+// Polls (Docker's and Kubernetes' probes, Prometheus' scrapes) arrive every few seconds for the
+// life of the service. At info they would bury the lines that matter; a failing one is seen by its
+// poller (unhealthy, not ready, `up` 0), and its cause in the log lines of the requests that failed.
+export class RequestLog extends LogController {
+  incomingRequest () {}
+
+  requestCompleted (err, request, reply) {
+    const { num } = request.query
+    request.log[request.routeOptions.config.polled ? 'debug' : 'info']({
+      method: request.method,
+      url: request.url,
+      num: typeof num === 'number' ? num : undefined,
+      statusCode: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      err
+    }, 'request completed')
+  }
+}
+
+// The route config of a polled route: its request lines are logged at debug.
+export const POLLED = Object.freeze({ polled: true })

@@ -1,0 +1,31 @@
+import { Writable } from 'node:stream'
+import { test } from 'tap'
+import { build as buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config.js'
+import { build } from './helper.js'
+
+const POLLS = ['/health', '/ready', '/metrics']
+
+test('at info, polls write no line: probes and scrapes every few seconds would bury the requests', async (t) => {
+  const { app, logs } = await build(t)
+  for (const url of [...POLLS, '/fib?num=20', '/nowhere']) await app.inject({ url, headers: { 'x-request-id': url } })
+  t.same(logs.filter((line) => line.msg === 'request completed').map((line) => line.reqId), ['/fib?num=20', '/nowhere'])
+})
+
+test('at debug, each poll has its line, at debug, failing ones too', async (t) => {
+  const logs = []
+  const stream = new Writable({
+    write (chunk, encoding, callback) {
+      logs.push(JSON.parse(chunk))
+      callback()
+    }
+  })
+  const app = await buildApp(loadConfig({}), { logger: { level: 'debug', stream } })
+  t.teardown(() => app.close())
+  for (const url of [...POLLS, '/fib?num=20']) await app.inject({ url, headers: { 'x-request-id': url } })
+  app.closing = true
+  const notReady = await app.inject({ url: '/ready', headers: { 'x-request-id': 'closing' } })
+  t.equal(notReady.statusCode, 503)
+  const levels = Object.fromEntries(logs.filter((line) => line.msg === 'request completed').map((line) => [line.reqId, line.level]))
+  t.same(levels, { '/health': 20, '/ready': 20, '/metrics': 20, '/fib?num=20': 30, closing: 20 })
+})
