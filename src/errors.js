@@ -1,22 +1,36 @@
-// One error shape for every route and status: { statusCode, error, code, message, requestId }.
+// The service's errors, declared once, and one shape for every route and status:
+// { statusCode, error, code, message, requestId }.
 import { STATUS_CODES } from 'node:http'
+import createError from '@fastify/error'
 import fp from 'fastify-plugin'
 
-// An error whose status, code and message are meant for the client as they are. `reason` marks
-// a request refused before any work, for fib_requests_rejected_total.
-export class HttpError extends Error {
-  constructor (statusCode, code, message, { retryAfter, reason, cause } = {}) {
-    super(message, { cause })
-    this.statusCode = statusCode
-    this.code = code
-    this.retryAfter = retryAfter
-    this.reason = reason
-  }
+// Errors meant for the client as they are: status, code, message (util.format of the arguments).
+// `retryAfter` (seconds) becomes a Retry-After header; `reason` marks a request refused before
+// any work, for fib_requests_rejected_total. Declared on the prototype, or set where known.
+class ServiceError extends Error {}
+
+// No stack trace: these are answers, not bugs, and a flood of refusals need not pay for one each.
+function declare (code, statusCode, message, fields = {}) {
+  const ErrorType = createError(code, message, statusCode, ServiceError, false)
+  Object.assign(ErrorType.prototype, fields)
+  return ErrorType
 }
 
-export function shuttingDown () {
-  return new HttpError(503, 'SHUTTING_DOWN', 'The service is shutting down; retry on another instance', { retryAfter: 1, reason: 'shutting_down' })
-}
+export const FibNumInvalid = declare('FIB_NUM_INVALID', 400, '%s')
+export const OverDeadline = declare('OVER_DEADLINE', 422,
+  'The task is predicted to compute for about %s, past the %d ms deadline (REQUEST_TIMEOUT_MS); ask for less work',
+  { reason: 'over_deadline' })
+// One code for the client, two causes, told apart by the metric's reason.
+export const QueueFull = declare('QUEUE_FULL', 503,
+  'All %d threads are busy and %d tasks are queued (POOL_MAX_QUEUE); retry later',
+  { reason: 'queue_full' })
+export const QueueWait = declare('QUEUE_FULL', 503,
+  'All %d threads are busy and the work queued ahead would make this task wait about %s, over %s (POOL_MAX_WAIT_MS) or past its deadline; retry later',
+  { reason: 'queue_wait' })
+export const UnderPressure = declare('UNDER_PRESSURE', 503, 'The service is overloaded (%s); retry later', { reason: 'under_pressure' })
+export const ShuttingDown = declare('SHUTTING_DOWN', 503, 'The service is shutting down; retry on another instance',
+  { retryAfter: 1, reason: 'shutting_down' })
+export const DeadlineExceeded = declare('DEADLINE_EXCEEDED', 504, 'The task did not finish within %d ms and was cancelled')
 
 // Codes for the client errors Fastify raises itself (content-type parser, body limit), by status;
 // any other is BAD_REQUEST. 415 cannot happen while no route takes a body; kept for the day one does.
@@ -36,7 +50,7 @@ export function frameworkError (err, request, reply) {
 
 async function errors (app) {
   app.setErrorHandler(function handleError (err, request, reply) {
-    if (err instanceof HttpError) {
+    if (err instanceof ServiceError) {
       if (err.retryAfter !== undefined) reply.header('retry-after', err.retryAfter)
       return reply.code(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, request.id))
     }

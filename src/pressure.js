@@ -1,7 +1,7 @@
 // Main-thread backpressure: @fastify/under-pressure, answering in the service's own error shape.
 import underPressure from '@fastify/under-pressure'
 import fp from 'fastify-plugin'
-import { HttpError } from './errors.js'
+import { UnderPressure } from './errors.js'
 
 // How often the main thread's event-loop delay, utilisation, heap and RSS are sampled.
 export const SAMPLE_INTERVAL_MS = 500
@@ -21,10 +21,7 @@ async function pressure (app, { maxEventLoopDelayMs, maxEventLoopUtilization, ma
     ...limits,
     sampleInterval: SAMPLE_INTERVAL_MS,
     pressureHandler: async (request, reply, type, value) => {
-      throw new HttpError(503, 'UNDER_PRESSURE', `The service is overloaded (${WHAT[type](value, limits)}); retry later`, {
-        retryAfter: RETRY_AFTER_S,
-        reason: 'under_pressure'
-      })
+      throw Object.assign(new UnderPressure(WHAT[type](value, limits)), { retryAfter: RETRY_AFTER_S })
     }
   })
 }

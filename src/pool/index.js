@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
-import { HttpError } from '../errors.js'
+import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.js'
 import { Balancer } from './balancer.js'
 import { CostModel } from './cost.js'
 import { CostQueue } from './queue.js'
@@ -72,14 +72,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
 
   function queueFull () {
-    const message = `All ${threads} threads are busy and ${maxQueue} tasks are queued (POOL_MAX_QUEUE); retry later`
-    return new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter(), reason: 'queue_full' })
+    return Object.assign(new QueueFull(threads, maxQueue), { retryAfter: retryAfter() })
   }
 
   function queueWait (waitMs) {
-    const message = `All ${threads} threads are busy and the work queued ahead would make this task wait about ${seconds(waitMs)}, ` +
-      `over ${seconds(maxWaitMs)} (POOL_MAX_WAIT_MS) or past its deadline; retry later`
-    return new HttpError(503, 'QUEUE_FULL', message, { retryAfter: retryAfter(), reason: 'queue_wait' })
+    return Object.assign(new QueueWait(threads, seconds(waitMs), seconds(maxWaitMs)), { retryAfter: retryAfter() })
   }
 
   // Why a new task would be refused now (for readiness), or undefined.
@@ -94,10 +91,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   function run (input, signal) {
     const work = task.work(input)
     const costMs = model.predict(work)
-    if (costMs > timeoutMs) {
-      const message = `The task is predicted to compute for about ${seconds(costMs)}, past the ${timeoutMs} ms deadline (REQUEST_TIMEOUT_MS); ask for less work`
-      throw new HttpError(422, 'OVER_DEADLINE', message, { reason: 'over_deadline' })
-    }
+    if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
     const deadline = AbortSignal.timeout(timeoutMs)
     const job = { input, work, costMs, signal, deadline, cancel: AbortSignal.any([deadline, signal]), admitted: performance.now() }
     const place = queue.size === 0 && placeFor(costMs)
@@ -171,7 +165,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     }, (err) => {
       if (job.deadline.aborted) {
         events.emit('aborted', 'deadline')
-        throw new HttpError(504, 'DEADLINE_EXCEEDED', `The task did not finish within ${timeoutMs} ms and was cancelled`, { cause: err })
+        throw new DeadlineExceeded(timeoutMs, { cause: err })
       }
       if (job.signal.aborted) events.emit('aborted', 'client_gone')
       else events.emit('failed')
