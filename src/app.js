@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import drain from './drain.js'
+import drain, { refuseWhileClosing } from './drain.js'
 import errors, { frameworkError } from './errors.js'
 import { limitConnections, serverOptions } from './http.js'
 import { dereference, readSpec, routeSchema } from './openapi.js'
@@ -65,9 +65,11 @@ export async function build (config, { logger = { level: config.logLevel }, task
   await app.register(swagger, { mode: 'static', specification: { document: spec } })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   await app.register(healthRoute, { schema: routeSchema(resolved, 'GET', '/health') })
-  // The work routes, and readiness, are shed under main-thread pressure; liveness is not.
+  // The work routes, and readiness, are shed under main-thread pressure and while closing;
+  // liveness is not.
   await app.register(async function work (scope) {
     await scope.register(pressure, config.pressure)
+    scope.addHook('onRequest', refuseWhileClosing)
     await scope.register(fibRoute, { schema: routeSchema(resolved, 'GET', '/fib'), maxNum: config.fibMaxNum, inlineMaxNum: config.fibInlineMaxNum })
     await scope.register(readyRoute, { schema: routeSchema(resolved, 'GET', '/ready') })
   })

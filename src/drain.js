@@ -1,5 +1,12 @@
 // Graceful drain: once closing starts, in-flight requests finish and every connection ends promptly.
 import fp from 'fastify-plugin'
+import { ShuttingDown } from './errors.js'
+
+// An onRequest hook for the routes that take new work: once closing starts, a request on a
+// connection still open is answered 503 SHUTTING_DOWN. Liveness and metrics do not add it.
+export function refuseWhileClosing (request, reply, done) {
+  done(this.closing ? new ShuttingDown() : undefined)
+}
 
 async function drain (app) {
   app.decorate('closing', false)

@@ -1,5 +1,5 @@
 // GET /fib: validates num, runs the naive Fibonacci on the pool, cancels it if the client leaves.
-import { HttpError, shuttingDown } from '../errors.js'
+import { FibNumInvalid } from '../errors.js'
 import { parseNum } from '../num.js'
 import fibTask from '../../workers/fib.js'
 
@@ -11,7 +11,7 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
     // Runs before Ajv, whose coercion would take "1e2", "0x10" or " 5" for numbers.
     preValidation: (request, reply, done) => {
       const { num, message } = parseNum(request.query.num, maxNum)
-      if (message !== undefined) return done(new HttpError(400, 'FIB_NUM_INVALID', message))
+      if (message !== undefined) return done(new FibNumInvalid(message))
       request.query.num = num
       done()
     },
@@ -20,7 +20,6 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
       if (err.reason !== undefined) app.metrics.rejected.inc({ reason: err.reason })
     }
   }, async function fib (request, reply) {
-    if (app.closing) throw shuttingDown()
     const { num } = request.query
     // Cheaper than the hand-off to a thread: computed here, in microseconds (threadId 0).
     if (num <= inlineUpTo) {
