@@ -39,9 +39,7 @@ export async function build (config, { logger = { level: config.logLevel }, task
 
   limitConnections(app, config.http)
 
-  // The spec says what FIB_MAX_NUM is set to, in the served docs and in validation alike.
-  const spec = readSpec()
-  spec.paths['/fib'].get.parameters.find((param) => param.name === 'num').schema.maximum = config.fibMaxNum
+  const spec = readSpec({ fibMaxNum: config.fibMaxNum })
   const resolved = dereference(spec)
 
   // Callback-style hooks on the hot path: no promise per request (measured in bench/README.md).

@@ -17,8 +17,12 @@ export function dereference (node, root = node) {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, dereference(value, root)]))
 }
 
-export function readSpec () {
-  return parse(readFileSync(SPEC_PATH, 'utf8'))
+// The document; given the configured FIB_MAX_NUM, as the service serves it: that maximum for num,
+// in the served docs and in validation alike.
+export function readSpec ({ fibMaxNum } = {}) {
+  const spec = parse(readFileSync(SPEC_PATH, 'utf8'))
+  if (fibMaxNum !== undefined) spec.paths['/fib'].get.parameters.find((param) => param.name === 'num').schema.maximum = fibMaxNum
+  return spec
 }
 
 // The Fastify schema (querystring + one response schema per status) of one operation.
