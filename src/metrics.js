@@ -154,14 +154,13 @@ async function metrics (app, { config, schema }) {
   app.get('/metrics', { schema, config: POLLED }, exposition)
 
   // With METRICS_PORT, the same exposition also on a listener of its own (e.g. one that only
-  // Prometheus can reach); server.js listens on it, the app closes it.
+  // Prometheus can reach). server.js opens and closes it, beside the main listener.
   if (config.metricsPort !== undefined) {
     const exposer = Fastify({ logger: false, ...serverOptions(config.http) })
     limitConnections(exposer, config.http)
     await exposer.register(errors)
     exposer.get('/metrics', { schema }, exposition)
     app.decorate('metricsServer', exposer)
-    app.addHook('onClose', () => exposer.close())
   }
 }
 

@@ -30,6 +30,8 @@ closeWithGrace({ delay: config.shutdownGraceMs, logger: app.log }, async ({ sign
   if (err) app.log.error({ err }, 'shutting down after an uncaught error')
   else app.log.info({ signal }, 'shutting down: draining in-flight requests')
   await app.close()
+  // The metrics listener closes last, so that the drain can be watched until it ends.
+  await app.metricsServer?.close()
   app.log.info('shut down cleanly')
 })
 

@@ -76,6 +76,7 @@ test('headers over Node\'s limit get 431, and the service serves on', async (t) 
 test('the METRICS_PORT listener closes a silent connection too', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', METRICS_PORT: '9464', HTTP_HEADERS_TIMEOUT_MS: '200', HTTP_RECEIVE_TIMEOUT_MS: '400' })
   await app.metricsServer.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.metricsServer.close())
   const { answer, afterMs } = await connect(app.metricsServer.server.address().port).closed
   t.match(answer, /^HTTP\/1\.1 408 /)
   t.ok(afterMs < 5000, `closed after ${afterMs} ms`)

@@ -126,7 +126,7 @@ test('a port already taken, PORT or METRICS_PORT, is one fatal log line naming i
   }
 })
 
-test('METRICS_PORT serves the metrics on a listener of its own as well; SIGTERM closes both', async (t) => {
+test('METRICS_PORT serves the metrics on a listener of its own as well, open until the drain ends', async (t) => {
   const metricsPort = await freePort()
   const { child, exited, listening } = start(t, { METRICS_PORT: String(metricsPort) })
   const port = await listening
@@ -137,7 +137,13 @@ test('METRICS_PORT serves the metrics on a listener of its own as well; SIGTERM 
   const other = await fetch(`http://127.0.0.1:${metricsPort}/fib?num=3`)
   t.equal(other.status, 404, 'nothing but the metrics there')
   t.match(await other.json(), { code: 'NOT_FOUND' })
+  const pending = fetch(`http://127.0.0.1:${port}/fib?num=40`)
+  await computing(port)
   child.kill('SIGTERM')
+  await until(() => fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true))
+  const during = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+  t.equal(value(await during.text(), 'fib_pool_busy_threads'), 1, 'the drain can be watched: the main port is closed, the metrics port is not')
+  t.equal((await pending).status, 200)
   t.equal((await exited).code, 0)
 })
 
