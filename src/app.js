@@ -25,8 +25,8 @@ function requestId (req) {
 
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
 // (its worker file, the size of an input, a calibration input: see FIB_TASK in pool/index.js,
-// the pool's default).
-export async function build (config, { logger = { level: config.logLevel }, task } = {}) {
+// the pool's default); `execArgv`, the worker threads' node options, inherited unless given.
+export async function build (config, { logger = { level: config.logLevel }, task, execArgv } = {}) {
   const app = Fastify({
     logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
     genReqId: requestId,
@@ -57,7 +57,8 @@ export async function build (config, { logger = { level: config.logLevel }, task
     tasksPerThread: config.poolTasksPerThread,
     nice: config.poolThreadNice,
     timeoutMs: config.requestTimeoutMs,
-    task
+    task,
+    execArgv
   })
   await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(swagger, { mode: 'static', specification: { document: spec } })

@@ -15,9 +15,14 @@ export const TEST_TASK = {
 // The stand-in task with its real size: num x 10 ms, so a cost model learns 10 ms per unit.
 export const SIZED_TEST_TASK = { ...TEST_TASK, work: ({ num }) => num, calibration: { num: 3 } }
 
+// Worker threads inherit the test runner's loaders, about 0.7 s each time a pool starts; the
+// pools built here start their threads without them. The task's coverage comes from the tests
+// that run it on the main thread.
+export const BARE = []
+
 // Builds the app from `env`; the log lines it writes are collected in `logs` (parsed JSON).
 // With a stand-in task, no num is computed inline unless the test says so.
-export async function build (t, env = {}, { task } = {}) {
+export async function build (t, env = {}, { task, level = 'info' } = {}) {
   if (task !== undefined) env = { FIB_INLINE_MAX_NUM: '0', ...env }
   const logs = []
   const stream = new Writable({
@@ -26,7 +31,7 @@ export async function build (t, env = {}, { task } = {}) {
       callback()
     }
   })
-  const app = await buildApp(loadConfig(env), { logger: { level: 'info', stream }, task })
+  const app = await buildApp(loadConfig(env), { logger: { level, stream }, task, execArgv: BARE })
   t.teardown(() => app.close())
   return { app, logs }
 }

@@ -1,7 +1,4 @@
-import { Writable } from 'node:stream'
 import { test } from 'tap'
-import { build as buildApp } from '../src/app.js'
-import { loadConfig } from '../src/config.js'
 import { build } from './helper.js'
 
 const POLLS = ['/health', '/ready', '/metrics']
@@ -13,15 +10,7 @@ test('at info, polls write no line: probes and scrapes every few seconds would b
 })
 
 test('at debug, each poll has its line, at debug, failing ones too', async (t) => {
-  const logs = []
-  const stream = new Writable({
-    write (chunk, encoding, callback) {
-      logs.push(JSON.parse(chunk))
-      callback()
-    }
-  })
-  const app = await buildApp(loadConfig({}), { logger: { level: 'debug', stream } })
-  t.teardown(() => app.close())
+  const { app, logs } = await build(t, {}, { level: 'debug' })
   for (const url of [...POLLS, '/fib?num=20']) await app.inject({ url, headers: { 'x-request-id': url } })
   app.closing = true
   const notReady = await app.inject({ url: '/ready', headers: { 'x-request-id': 'closing' } })

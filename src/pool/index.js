@@ -35,7 +35,7 @@ const THREAD_TERMINATED = 'Terminating worker thread'
 
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
 
-async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, timeoutMs, task = FIB_TASK }) {
+async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, timeoutMs, task = FIB_TASK, execArgv }) {
   const balancer = new Balancer()
   const piscina = new Piscina({
     filename: task.file,
@@ -45,7 +45,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     idleTimeout: Infinity,
     loadBalancer: balancer.balance,
     // Added to each worker thread's nice value on Linux (the main thread keeps its own).
-    niceIncrement: nice
+    niceIncrement: nice,
+    execArgv
   })
   // A round of one task per thread loads the task module everywhere before the app is ready, so
   // the first requests do not pay for thread start-up. The cost model learns from the last round

@@ -2,7 +2,7 @@
 import net from 'node:net'
 import { once } from 'node:events'
 import { test } from 'tap'
-import { build, until } from './helper.js'
+import { build, until } from '../helper.js'
 
 // Opens a connection, writes `send` once connected, and resolves when the server closes it, with
 // what it answered and when.

@@ -1,6 +1,6 @@
 // Offered load far beyond capacity must not collapse the service.
 import { test } from 'tap'
-import { build, until } from './helper.js'
+import { build, until } from '../helper.js'
 
 const CLIENTS = 64
 const LOAD_MS = 3000

@@ -5,10 +5,10 @@ import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { freePort, until, value } from './helper.js'
+import { freePort, until, value } from '../helper.js'
 
-const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url))
-const THROW_ON_SIGWINCH = new URL('./fixtures/throw-on-sigwinch.js', import.meta.url).href
+const SERVER = fileURLToPath(new URL('../../src/server.js', import.meta.url))
+const THROW_ON_SIGWINCH = new URL('../fixtures/throw-on-sigwinch.js', import.meta.url).href
 
 // Starts src/server.js on a free port; resolves once it listens, with its port and log lines.
 function start (t, env = {}, nodeArgs = []) {
