@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { simulate } from './sim.js'
+import { median } from './stats.js'
 
 const K6_SCRIPT = fileURLToPath(new URL('./k6/open-loop.js', import.meta.url))
 const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
@@ -42,7 +43,6 @@ export async function computeLimit (threads, seconds) {
     worker.once('message', resolve)
     worker.once('error', reject)
   })))
-  const median = (values) => values.sort((a, b) => a - b)[values.length >> 1]
   return {
     rps: results.reduce((sum, r) => sum + r.tasks, 0) / seconds,
     classMs: Object.fromEntries(MIX.map(([num]) => [num, median(results.flatMap((r) => r.times[num]))]))

@@ -1,4 +1,7 @@
-// The open loop's report: bench/open-loop.md, its tables, the goals and the model's reference.
+// The benchmark's reports: bench/results.md (closed loop) and bench/open-loop.md (open loop),
+// their tables, the goals and, for the open loop, the model's reference.
+import { HEALTH_EVERY_MS, HEAVY, TRIVIAL } from './closed.js'
+
 const f = (x, d = 1) => (x === undefined || x === null ? '-' : x.toFixed(d))
 const pct = (x) => `${(x * 100).toFixed(2)}%`
 const ratio = (a, b) => (a > 0 && b > 0 ? a / b : undefined)
@@ -64,4 +67,49 @@ export function openMarkdown ({ machine, limit, loads, seconds, rounds, mix, res
       `${refused.count} refusals, p99 ${f(refused.p99)} ms, ${refused.withoutRetryAfter} without Retry-After`, refused.withoutRetryAfter === 0 && !(refused.p99 > 100))
   }
   return `${lines.join('\n')}\n`
+}
+
+// bench/results.md: the closed loop's tables, memory and goals.
+export function closedMarkdown ({ machine, seconds, rounds, computeFloorMs, servers, workloads, results }) {
+  const times = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '-')
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Measured by \`npm run bench\` on ${machine.date}: ${machine.cpu}, ${machine.cpus} CPUs for the process, Node ${machine.node};`,
+    `wrk on the same machine and cores, ${rounds} round(s) of ${seconds} s per server and workload, medians.`,
+    `The bare compute time of fib(${HEAVY}) here is ${f(computeFloorMs, 2)} ms (median of one measurement per round). Throughput counts 2xx answers only; ratios are against the cluster prefork and bare Fastify of the same run; latencies include 503s where there are any.`,
+    ''
+  ]
+  for (const workload of workloads) {
+    const r = results[workload.id]
+    lines.push(`## ${workload.label}`, '', '| server | 2xx/s | vs cluster | vs bare Fastify | p50 ms | p99 ms | 503s | socket errors |', '|---|---|---|---|---|---|---|---|')
+    for (const { name } of servers) {
+      const x = r[name]
+      lines.push(`| ${name} | ${f(x.rps, 0)} | ${times(x.rps, r['cluster prefork'].rps)} | ${times(x.rps, r['bare Fastify (no work)'].rps)} | ${f(x.p50, 2)} | ${f(x.p99, 2)} | ${x.shed} | ${x.errors} |`)
+    }
+    if (workload.probe) {
+      lines.push('', `/health while the heavy load runs (one request every ${HEALTH_EVERY_MS} ms):`, '', '| server | /health p50 ms | p99 ms | max ms |', '|---|---|---|---|')
+      for (const { name } of servers) {
+        const h = r[name].health
+        lines.push(`| ${name} | ${f(h?.p50, 2)} | ${f(h?.p99, 2)} | ${f(h?.max, 2)} |`)
+      }
+    }
+    lines.push('')
+  }
+  lines.push('## Memory', '', '| server | RSS after warm-up, MiB | peak RSS under load, MiB (all processes) |', '|---|---|---|')
+  for (const s of servers) lines.push(`| ${s.name} | ${f(s.idleRssBytes / 2 ** 20, 0)} | ${f(s.peakRssBytes / 2 ** 20, 0)} |`)
+  const svc = (id) => results[id].service
+  lines.push('', '## Goals', '', '| goal | measured | met |', '|---|---|---|')
+  const goal = (text, value, met) => lines.push(`| ${text} | ${value} | ${met ? 'yes' : '**no**'} |`)
+  const heavy2N = svc('heavy-2N').rps / results['heavy-2N']['cluster prefork'].rps
+  goal(`fib(${HEAVY}) at 2N: >= 1.0x the cluster prefork`, `${heavy2N.toFixed(2)}x`, heavy2N >= 1)
+  const trivial = svc('trivial-64').rps / results['trivial-64']['bare Fastify (no work)'].rps
+  goal(`fib(${TRIVIAL}) at 64: >= 0.9x bare Fastify`, `${trivial.toFixed(2)}x`, trivial >= 0.9)
+  const healthP99 = svc('heavy-2N').health?.p99
+  goal('/health p99 <= 5 ms while every core computes', `${f(healthP99, 2)} ms`, healthP99 <= 5)
+  const c1 = svc('heavy-1').p50 - computeFloorMs
+  goal(`concurrency 1: median latency <= compute (${f(computeFloorMs, 2)} ms) + 0.3 ms`, `${c1 < 0 ? '' : '+'}${f(c1, 2)} ms`, c1 <= 0.3)
+  lines.push('', '![throughput ratios](chart.svg)', '',
+    'Closed-loop runs hide queueing; the open-loop run of a mixed workload (latency against offered load) is in [open-loop.md](open-loop.md).', '')
+  return lines.join('\n')
 }

@@ -7,8 +7,8 @@ import http from 'k6/http'
 import exec from 'k6/execution'
 import { sleep } from 'k6'
 import { Counter, Trend } from 'k6/metrics'
+import { BASE_URL } from './lib/service.js'
 
-const BASE_URL = __ENV.BASE_URL || 'http://localhost:3000'
 // fib(34), 55-110 ms here: the default POOL_MAX_WAIT_MS (1 s) admits about 20-40 of them on
 // 2 threads, so 64 clients are far beyond it.
 const NUM = Number(__ENV.NUM || 34)

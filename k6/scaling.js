@@ -13,8 +13,8 @@ import http from 'k6/http'
 import exec from 'k6/execution'
 import { sleep } from 'k6'
 import { Counter, Gauge, Trend } from 'k6/metrics'
+import { BASE_URL, metric, sleepUntil } from './lib/service.js'
 
-const BASE_URL = __ENV.BASE_URL || 'http://localhost:3000'
 const STEP_SECONDS = Number(__ENV.STEP_SECONDS || 10)
 // fib(34): about 55 ms of CPU. Beside it the HTTP round trip and the thread hand-off are small,
 // so one thread cannot look like two. With shorter tasks a single thread gains from a second
@@ -60,16 +60,11 @@ export const options = {
   summaryTrendStats: ['med', 'p(95)', 'p(99)', 'max']
 }
 
-const sample = (text, name) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
-  return line === undefined ? undefined : Number(line.split(' ')[1])
-}
-
 export function setup () {
   const metrics = http.get(`${BASE_URL}/metrics`, { tags: { probe: 'meter' } })
   if (metrics.status !== 200) exec.test.abort(`GET ${BASE_URL}/metrics answered ${metrics.status}`)
-  const poolThreads = sample(metrics.body, 'fib_pool_threads')
-  const cpus = sample(metrics.body, 'fib_pool_available_cpus')
+  const poolThreads = metric(metrics.body, 'fib_pool_threads')
+  const cpus = metric(metrics.body, 'fib_pool_available_cpus')
   const threads = THREADS || cpus
   if (threads > MAX_THREADS) exec.test.abort(`THREADS=${threads} is above MAX_THREADS=${MAX_THREADS}: raise MAX_THREADS`)
   for (let i = 0; i < 10; i++) http.get(`${BASE_URL}/fib?num=${NUM}`, { tags: { probe: 'warmup' } })
@@ -78,7 +73,6 @@ export function setup () {
   return { threads, poolThreads, cpus, start: Date.now() + 1000 }
 }
 
-const sleepUntil = (ms) => sleep(Math.max(0, ms - Date.now()) / 1000)
 const stepAt = ({ start }, now) => Math.floor((now - start) / (STEP_SECONDS * 1000)) + 1
 
 // The n-th VU of this scenario joins at step n: step s <= 2 x THREADS runs s requests at a time.
@@ -121,7 +115,7 @@ export function meter (data) {
 
 function completed () {
   const res = http.get(`${BASE_URL}/metrics`, { tags: { probe: 'meter' } })
-  return { count: sample(res.body, 'fib_pool_tasks_completed_total'), at: Date.now() }
+  return { count: metric(res.body, 'fib_pool_tasks_completed_total'), at: Date.now() }
 }
 
 // A light probe of /health for the whole run: the main thread must answer while all cores compute.

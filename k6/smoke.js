@@ -4,8 +4,7 @@
 //   k6 run -e BASE_URL=https://fib.example.internal k6/smoke.js
 import http from 'k6/http'
 import { check } from 'k6'
-
-const BASE_URL = __ENV.BASE_URL || 'http://localhost:3000'
+import { BASE_URL, json } from './lib/service.js'
 
 export const options = {
   vus: 1,
@@ -14,13 +13,6 @@ export const options = {
   thresholds: { checks: ['rate==1'], http_req_failed: ['rate==0'] }
 }
 
-const json = (res) => {
-  try {
-    return res.json()
-  } catch {
-    return {}
-  }
-}
 const expect = (...statuses) => ({ responseCallback: http.expectedStatuses(...statuses) })
 
 export default function () {

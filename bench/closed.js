@@ -1,0 +1,142 @@
+// The closed-loop part of `npm run bench`: wrk drives each workload on each server in turn, round
+// after round in a rotating order; medians over the rounds, /health probed during the 2N load.
+import { spawn } from 'node:child_process'
+import http from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import fibTask from '../workers/fib.js'
+import { rssOfTree } from './proc.js'
+import { median, percentile } from './stats.js'
+
+export const HEAVY = 27
+export const TRIVIAL = 10
+export const HEALTH_EVERY_MS = 20
+
+export const workloads = (n) => [
+  { id: 'heavy-1', label: `fib(${HEAVY}) at concurrency 1`, num: HEAVY, connections: 1 },
+  { id: 'heavy-N', label: `fib(${HEAVY}) at concurrency N=${n}`, num: HEAVY, connections: n },
+  { id: 'heavy-2N', label: `fib(${HEAVY}) at concurrency 2N=${2 * n}, /health probed every ${HEALTH_EVERY_MS} ms`, num: HEAVY, connections: 2 * n, probe: true },
+  { id: 'trivial-64', label: `fib(${TRIVIAL}) at concurrency 64`, num: TRIVIAL, connections: 64 }
+]
+
+// A number for a log line; '-' where there is none (e.g. no 2xx answer to time).
+const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
+
+const toMs = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit]
+
+// One wrk run: requests/s, latency percentiles, errors.
+function wrk (url, connections, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`, '--latency', url])
+    let out = ''
+    child.stdout.on('data', (chunk) => { out += chunk })
+    child.on('error', reject)
+    child.on('exit', () => {
+      const latency = (p) => {
+        const m = out.match(new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)$`, 'm'))
+        return m ? toMs(m[1], m[2]) : undefined
+      }
+      // Only 2xx count: a 503 is not throughput.
+      const [, total, duration, unit] = out.match(/(\d+) requests in ([\d.]+)(us|ms|s|m)/) ?? [0, 0, 1, 's']
+      const non2xx = Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0)
+      resolve({
+        rps: (Number(total) - non2xx) / (toMs(duration, unit) / 1000),
+        shed: non2xx,
+        p50: latency(50),
+        p99: latency(99),
+        errors: [...out.matchAll(/(connect|read|write|timeout) (\d+)/g)].reduce((sum, m) => sum + Number(m[2]), 0)
+      })
+    })
+  })
+}
+
+// /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms.
+async function probeHealth (port, ms) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  const latencies = []
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    const sent = process.hrtime.bigint()
+    await new Promise((resolve) => {
+      http.get({ host: '127.0.0.1', port, path: '/health', agent }, (res) => {
+        res.resume()
+        res.on('end', () => {
+          latencies.push(Number(process.hrtime.bigint() - sent) / 1e6)
+          resolve()
+        })
+      }).on('error', resolve)
+    })
+    await sleep(HEALTH_EVERY_MS)
+  }
+  agent.destroy()
+  return latencies
+}
+
+async function run (server, workload, seconds) {
+  const url = `http://127.0.0.1:${server.port}/fib?num=${workload.num}`
+  const sampler = setInterval(() => { server.peakRssBytes = Math.max(server.peakRssBytes, rssOfTree(server.pid)) }, 200)
+  const [result, health] = await Promise.all([
+    wrk(url, workload.connections, seconds),
+    workload.probe ? sleep(300).then(() => probeHealth(server.port, seconds * 1000 - 600)) : undefined
+  ])
+  clearInterval(sampler)
+  return { ...result, health }
+}
+
+// The bare compute time of the heavy task on this machine, in this process: the latency floor.
+function computeFloorMs () {
+  for (let i = 0; i < 20; i++) fibTask({ num: HEAVY })
+  return median(Array.from({ length: 50 }, () => fibTask({ num: HEAVY }).computeMs))
+}
+
+// Every workload on every server (already started), `rounds` times; the report of medians.
+export async function runClosed ({ servers, threads, seconds, rounds, log }) {
+  const list = workloads(threads)
+  // Measured again at each round: on a shared machine the speed of a core drifts within minutes.
+  const floors = [computeFloorMs()]
+  log(`bench: ${servers.length} servers, ${list.length} workloads, ${rounds} rounds of ${seconds} s, N=${threads}; fib(${HEAVY}) computes in ${floors[0].toFixed(2)} ms here`)
+  for (const server of servers) {
+    await fetch(`http://127.0.0.1:${server.port}/fib?num=${HEAVY}`)
+    server.idleRssBytes = rssOfTree(server.pid)
+  }
+
+  const runs = Object.fromEntries(list.map((w) => [w.id, Object.fromEntries(servers.map((s) => [s.name, []]))]))
+  for (let round = 0; round < rounds; round++) {
+    if (round > 0) floors.push(computeFloorMs())
+    for (const workload of list) {
+      // A rotating order: no server always runs first, or right after the same neighbour.
+      const order = servers.map((_, i) => servers[(i + round) % servers.length])
+      for (const server of order) {
+        const result = await run(server, workload, seconds)
+        runs[workload.id][server.name].push(result)
+        log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
+      }
+    }
+  }
+
+  // Medians over the rounds.
+  const results = {}
+  for (const workload of list) {
+    results[workload.id] = {}
+    for (const server of servers) {
+      const r = runs[workload.id][server.name]
+      const health = r.flatMap((x) => x.health ?? []).sort((a, b) => a - b)
+      results[workload.id][server.name] = {
+        rps: median(r.map((x) => x.rps)),
+        p50: median(r.map((x) => x.p50)),
+        p99: median(r.map((x) => x.p99)),
+        errors: r.reduce((sum, x) => sum + x.errors, 0),
+        shed: r.reduce((sum, x) => sum + x.shed, 0),
+        health: health.length ? { p50: percentile(health, 0.5), p99: percentile(health, 0.99), max: health.at(-1), count: health.length } : undefined
+      }
+    }
+  }
+
+  return {
+    seconds,
+    rounds,
+    computeFloorMs: median(floors),
+    servers: servers.map(({ name, file, env, idleRssBytes, peakRssBytes }) => ({ name, file, env, idleRssBytes, peakRssBytes })),
+    workloads: list,
+    results
+  }
+}
