@@ -110,7 +110,7 @@ async function metrics (app, { config, schema }) {
   const failed = new Counter({ name: 'fib_pool_tasks_failed_total', help: 'Tasks that threw or whose thread died.', registers })
   const retried = new Counter({
     name: 'fib_pool_tasks_retried_total',
-    help: 'Tasks run again from the start because the thread they shared with an aborted task was terminated.',
+    help: 'Tasks handed to a thread again because the thread they waited on was terminated to cancel the task it ran.',
     registers
   })
   const aborted = new Counter({

@@ -125,9 +125,14 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   function start (job, behindBusy) {
     started++
     startedWork += job.work
-    // A task sharing its thread with one that is aborted loses the thread too: it runs again.
+    // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
+    // thread's task is not cancelled there, or the task running on that thread would lose its
+    // work: it is cheap (SECOND_SLOT_MAX_MS), so it runs and its result is dropped.
+    const signal = behindBusy ? undefined : job.cancel
+    // A task waiting on a thread terminated to cancel the task it ran has done no work yet: it
+    // is handed over again.
     const attempt = () => {
-      const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal: job.cancel }), behindBusy)
+      const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal }), behindBusy)
       return promise.then((result) => {
         balancer.settled(thread)
         return result
@@ -138,11 +143,21 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
         return attempt()
       })
     }
-    return attempt().finally(() => {
+    const done = attempt().finally(() => {
       started--
       // Zero when idle, so that rounding never leaves a ghost of work behind.
       startedWork = started === 0 ? 0 : startedWork - job.work
       pump()
+    })
+    return behindBusy ? releasedOnCancel(done, job.cancel) : done
+  }
+
+  // The request's side of a task not cancelled in its thread: settled at once on cancellation.
+  function releasedOnCancel (done, cancel) {
+    return new Promise((resolve, reject) => {
+      const release = () => reject(cancel.reason)
+      cancel.addEventListener('abort', release, { once: true })
+      done.then(resolve, reject).finally(() => cancel.removeEventListener('abort', release))
     })
   }
 
