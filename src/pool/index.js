@@ -1,6 +1,9 @@
 // The pool plugin: Piscina's threads, started once and kept warm, fed from the service's own
 // cost-aware queue (queue.js, cost.js); every task under a deadline; closed with the app.
 // It reports what happens to tasks as events (`app.pool.events`) for the metrics to count.
+// Longer than the 200 lines the other files keep to: admission, hand-off, retry and settlement
+// share one state (the queue, the count of started tasks and their work), read best in one place;
+// what needs no state of the pool lives beside it (queue.js, cost.js, balancer.js).
 import { EventEmitter } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
