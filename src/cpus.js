@@ -24,20 +24,21 @@ function tightest (quotas) {
   return finite.length === 0 ? undefined : Math.min(...finite)
 }
 
+// A quota in CPUs, or undefined when there is none or it cannot be read (no period, "max", -1).
+const cpusOf = (quota, period) => (quota > 0 && period > 0 ? quota / period : undefined)
+
 // CPUs allowed by cgroup v2 `cpu.max` ("max 100000" or "200000 100000").
 function v2Quota (mount, path) {
   return tightest([...cgroupDirs(mount, path)].map((dir) => {
     const [quota, period] = read(join(dir, 'cpu.max'))?.split(' ') ?? []
-    return quota === undefined || quota === 'max' ? undefined : Number(quota) / Number(period)
+    return cpusOf(Number(quota), Number(period))
   }))
 }
 
 // CPUs allowed by cgroup v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us` (quota -1: unlimited).
 function v1Quota (mount, path) {
   return tightest([...cgroupDirs(mount, path)].map((dir) => {
-    const quota = Number(read(join(dir, 'cpu.cfs_quota_us')))
-    const period = Number(read(join(dir, 'cpu.cfs_period_us')))
-    return quota > 0 && period > 0 ? quota / period : undefined
+    return cpusOf(Number(read(join(dir, 'cpu.cfs_quota_us'))), Number(read(join(dir, 'cpu.cfs_period_us'))))
   }))
 }
 

@@ -66,6 +66,27 @@ test('unreadable or unknown cgroup files fall back to the affinity', async (t) =
   t.same(availableCpus({ ...noCpuController, parallelism: 3 }), { cpus: 3, source: 'availableParallelism' })
 })
 
+test('the tightest CPU quota in the cgroup ancestry wins, wherever it is set', async (t) => {
+  const outerTighter = fakeTree(t, V2, { 'app.slice/api.scope/cpu.max': '400000 100000', 'app.slice/cpu.max': '300000 100000' })
+  t.same(availableCpus({ ...outerTighter, parallelism: 64 }), { cpus: 3, source: 'cgroup v2 cpu.max' })
+  const innerTighter = fakeTree(t, V2, { 'app.slice/api.scope/cpu.max': '200000 100000', 'app.slice/cpu.max': '500000 100000' })
+  t.same(availableCpus({ ...innerTighter, parallelism: 64 }), { cpus: 2, source: 'cgroup v2 cpu.max' })
+  const v1 = fakeTree(t, V1, {
+    'cpu/docker/abc/cpu.cfs_quota_us': '600000',
+    'cpu/docker/abc/cpu.cfs_period_us': '100000',
+    'cpu/docker/cpu.cfs_quota_us': '300000',
+    'cpu/docker/cpu.cfs_period_us': '100000'
+  })
+  t.same(availableCpus({ ...v1, parallelism: 64 }), { cpus: 3, source: 'cgroup v1 cpu.cfs_quota_us' })
+})
+
+test('a quota without its period is no quota: the affinity stands', async (t) => {
+  const v1 = fakeTree(t, V1, { 'cpu/docker/abc/cpu.cfs_quota_us': '100000' })
+  t.same(availableCpus({ ...v1, parallelism: 4 }), { cpus: 4, source: 'availableParallelism' })
+  const v2 = fakeTree(t, V2, { 'cpu.max': '100000' })
+  t.same(availableCpus({ ...v2, parallelism: 4 }), { cpus: 4, source: 'availableParallelism' })
+})
+
 test('on this machine the answer is between 1 and the affinity', async (t) => {
   const { cpus } = availableCpus()
   t.ok(cpus >= 1)
