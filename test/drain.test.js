@@ -20,6 +20,19 @@ function get (port, path, agent) {
   })
 }
 
+test('a response outside shutdown keeps the connection alive', async (t) => {
+  const { port } = await listen(t)
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const sockets = new Set()
+  agent.on('free', (socket) => sockets.add(socket))
+  for (const path of ['/fib?num=3', '/health', '/fib?num=x']) {
+    const res = await get(port, path, agent)
+    t.equal(res.headers.connection, 'keep-alive', `${path}: ${res.statusCode}`)
+  }
+  t.equal(sockets.size, 1, 'the three requests shared one connection')
+})
+
 test('a request in flight on a keep-alive connection finishes, then the connection closes', async (t) => {
   const { app, port } = await listen(t)
   const agent = new http.Agent({ keepAlive: true })

@@ -93,11 +93,14 @@ test('the metrics plugin refuses to start without the pool it reads, with Fastif
   await t.rejects(app.ready(), { code: 'FST_ERR_PLUGIN_DEPENDENCY_NOT_REGISTERED', message: "The dependency 'pool' of plugin 'metrics' is not registered" })
 })
 
-test('a deadline counts as aborted{reason="deadline"}, a throwing task as failed', async (t) => {
+test('a deadline counts as aborted{reason="deadline"}, a throwing task as failed, and neither as rejected', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', REQUEST_TIMEOUT_MS: '100', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
   t.equal((await app.inject(`/fib?num=${THROWS}`)).statusCode, 500)
   t.equal((await app.inject('/fib?num=50')).statusCode, 504)
+  t.equal((await app.inject('/fib?num=x')).statusCode, 400)
   const text = await scrape(app)
+  const rejected = text.split('\n').filter((line) => line.startsWith('fib_requests_rejected_total{'))
+  t.same(rejected.map((line) => line.split(' ')[1]), rejected.map(() => '0'), 'rejected counts refusals before any work only')
   t.equal(value(text, 'fib_pool_tasks_aborted_total', 'reason="deadline"'), 1)
   t.equal(value(text, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 0)
   t.equal(value(text, 'fib_pool_tasks_failed_total'), 1)

@@ -167,5 +167,6 @@ test('a client that goes away cancels its task: with one thread, the next reques
   const next = await (await fetch(`${url}/fib?num=3`)).json()
   t.not(next.threadId, before, 'the thread computing for nobody was terminated and replaced')
   t.match(logs.find((line) => line.reqId === 'gone-1'), { msg: 'client closed the connection; task cancelled', num: 78 })
+  t.same(logs.filter((line) => line.reqId === 'gone-1' && line.level >= 40), [], 'no answer attempted, so no warning or error about it')
   t.equal(value((await app.inject('/metrics')).body, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
 })
