@@ -126,3 +126,22 @@ test('a bad value is refused with a message naming the setting and what it accep
   }
   t.throws(() => loadConfig({ PORT: 'x' }), ConfigError)
 })
+
+test('PRESSURE_MAX_ELU takes any decimal from 0 to 1, with as many places as given', async (t) => {
+  for (const [given, expected] of [['0.95', 0.95], ['0.125', 0.125], ['1', 1], ['0', 0]]) {
+    t.equal(loadConfig({ PRESSURE_MAX_ELU: given }).pressure.maxEventLoopUtilization, expected, given)
+  }
+})
+
+test('loadConfig reads only the environment it is given: not process.env, not a .env file', async (t) => {
+  const dir = t.testdir({ '.env': 'PORT=4321\nLOG_LEVEL=debug\n' })
+  t.chdir(dir)
+  const before = process.env.PORT
+  process.env.PORT = '1234'
+  t.teardown(() => {
+    if (before === undefined) delete process.env.PORT
+    else process.env.PORT = before
+  })
+  t.match(loadConfig({}), { port: 3000, logLevel: 'info' })
+  t.match(loadConfig(), { port: 1234 }, 'without an argument, process.env')
+})
