@@ -1,6 +1,10 @@
 // The request log: one line per request, when its response is done, with what matters here.
 import { LogController } from 'fastify'
 
+// A URL is logged up to this length: a client must not be able to write 16 kB lines at will.
+export const MAX_LOGGED_URL = 256
+const loggedUrl = (url) => (url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}... (${url.length} characters)` : url)
+
 // Polls (Docker's and Kubernetes' probes, Prometheus' scrapes) arrive every few seconds for the
 // life of the service. At info they would bury the lines that matter; a failing one is seen by its
 // poller (unhealthy, not ready, `up` 0), and its cause in the log lines of the requests that failed.
@@ -11,7 +15,7 @@ export class RequestLog extends LogController {
     const { num } = request.query
     request.log[request.routeOptions.config.polled ? 'debug' : 'info']({
       method: request.method,
-      url: request.url,
+      url: loggedUrl(request.url),
       num: typeof num === 'number' ? num : undefined,
       statusCode: reply.statusCode,
       durationMs: reply.elapsedTime,
