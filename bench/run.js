@@ -43,7 +43,8 @@ const SERVERS = [
   { name: 'cluster prefork', file: 'bench/servers/cluster.js' },
   { name: 'fork per request', file: 'bench/servers/fork-per-request.js' },
   { name: 'thread per request', file: 'bench/servers/thread-per-request.js' },
-  { name: 'primary + IPC pool', file: 'bench/servers/ipc-pool.js' }
+  { name: 'primary + IPC pool', file: 'bench/servers/ipc-pool.js' },
+  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
 for (const [tool, install] of [['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']]) {
