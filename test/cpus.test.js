@@ -87,6 +87,16 @@ test('a quota without its period is no quota: the affinity stands', async (t) =>
   t.same(availableCpus({ ...v2, parallelism: 4 }), { cpus: 4, source: 'availableParallelism' })
 })
 
+test('a quota of exactly the affinity leaves the affinity as the source', async (t) => {
+  const tree = fakeTree(t, V2, { 'cpu.max': '400000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 4 }), { cpus: 4, source: 'availableParallelism' })
+})
+
+test('cgroup v2 is found on its own "0::" line, not on another controller\'s', async (t) => {
+  const tree = fakeTree(t, '3:memory:/elsewhere\n0::/app.slice\n', { 'app.slice/cpu.max': '200000 100000', 'cpu.max': '500000 100000' })
+  t.same(availableCpus({ ...tree, parallelism: 8 }), { cpus: 2, source: 'cgroup v2 cpu.max' })
+})
+
 test('on this machine the answer is between 1 and the affinity', async (t) => {
   const { cpus } = availableCpus()
   t.ok(cpus >= 1)

@@ -90,11 +90,12 @@ test('aborting the task waiting on a thread costs the task running there nothing
 })
 
 test('a task waiting on a busy thread is answered at its deadline, not when its thread gets to it', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', REQUEST_TIMEOUT_MS: '400', FIB_MAX_NUM: '60' }, { task: TEST_TASK })
-  const running = app.inject('/fib?num=30')
+  // Deadlines of 600 ms leave the running task (200 ms) 400 ms to spare on a loaded machine.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', REQUEST_TIMEOUT_MS: '600', FIB_MAX_NUM: '78' }, { task: TEST_TASK })
+  const running = app.inject('/fib?num=20')
   await until(() => app.pool.busy === 1)
-  // 300 ms behind the running task, then 600 ms of its own: done at 900 ms, its deadline at 400.
-  const waiting = await app.inject('/fib?num=60')
+  // 200 ms behind the running task, then 780 ms of its own: done at 980 ms, its deadline at 600.
+  const waiting = await app.inject('/fib?num=78')
   t.equal(waiting.statusCode, 504)
   t.equal(app.pool.inFlight, 1, 'answered while its thread has yet to finish it')
   t.equal((await running).statusCode, 200)
