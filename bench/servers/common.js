@@ -23,3 +23,34 @@ export async function serve (compute) {
 }
 
 export const inline = (num) => fibTask({ num })
+
+// The dispatch of the pool baselines: each worker (child process or thread) computes one task at
+// a time, the rest wait in a FIFO here. `post(worker, { id, num })` sends a task; the baseline
+// hands each answer ({ id, ...body }) to `answered(worker, answer)`. `compute` is serve's handler.
+export function dispatcher (workers, post) {
+  const idle = [...workers]
+  const queue = []
+  const pending = new Map()
+  let nextId = 0
+
+  function dispatch (worker, { num, resolve }) {
+    const id = nextId++
+    pending.set(id, resolve)
+    post(worker, { id, num })
+  }
+
+  return {
+    answered (worker, { id, ...out }) {
+      pending.get(id)(out)
+      pending.delete(id)
+      const next = queue.shift()
+      if (next) dispatch(worker, next)
+      else idle.push(worker)
+    },
+    compute: (num) => new Promise((resolve) => {
+      const worker = idle.pop()
+      if (worker) dispatch(worker, { num, resolve })
+      else queue.push({ num, resolve })
+    })
+  }
+}
