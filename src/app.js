@@ -28,7 +28,8 @@ function requestId (req) {
 // the pool's default); `execArgv`, the worker threads' node options, inherited unless given.
 export async function build (config, { logger = { level: config.logLevel }, task, execArgv } = {}) {
   const app = Fastify({
-    logger: logger && { redact: ['req.headers.authorization', 'req.headers.cookie'], ...logger },
+    // No line carries request headers: the request log picks its fields (request-log.js).
+    logger,
     genReqId: requestId,
     frameworkErrors: frameworkError,
     ...serverOptions(config.http),

@@ -8,19 +8,26 @@ export function refuseWhileClosing (request, reply, done) {
   done(this.closing ? new ShuttingDown() : undefined)
 }
 
+// The connections of `server` that have sent no request yet (clients and proxies pre-connect),
+// kept up to date: one that sends a request, or closes, leaves the set.
+export function unusedConnections (server) {
+  const unused = new Set()
+  server.on('connection', (socket) => {
+    unused.add(socket)
+    socket.once('close', () => unused.delete(socket))
+  })
+  server.on('request', (req) => unused.delete(req.socket))
+  return unused
+}
+
 async function drain (app) {
   app.decorate('closing', false)
 
   // Node's server.close() ends idle keep-alive connections, but not two other kinds,
   // either of which would hold shutdown open until the grace delay runs out:
-  // connections opened and never used (clients and proxies pre-connect), and
+  // connections opened and never used, and
   // connections busy when closing starts (kept alive after their response).
-  const unused = new Set()
-  app.server.on('connection', (socket) => {
-    unused.add(socket)
-    socket.once('close', () => unused.delete(socket))
-  })
-  app.server.on('request', (req) => unused.delete(req.socket))
+  const unused = unusedConnections(app.server)
 
   app.addHook('preClose', async () => {
     app.closing = true

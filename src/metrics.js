@@ -156,7 +156,8 @@ async function metrics (app, { config, schema }) {
   // With METRICS_PORT, the same exposition also on a listener of its own (e.g. one that only
   // Prometheus can reach). server.js opens and closes it, beside the main listener.
   if (config.metricsPort !== undefined) {
-    const exposer = Fastify({ logger: false, ...serverOptions(config.http) })
+    // The service's logger, for its errors; no line per scrape, which would bury the others.
+    const exposer = Fastify({ loggerInstance: app.log, disableRequestLogging: true, ...serverOptions(config.http) })
     limitConnections(exposer, config.http)
     await exposer.register(errors)
     exposer.get('/metrics', { schema }, exposition)

@@ -2,6 +2,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import net from 'node:net'
 import { test } from 'tap'
+import { unusedConnections } from '../src/drain.js'
 import { build, TEST_TASK, until } from './helper.js'
 
 async function listen (t, env) {
@@ -58,4 +59,24 @@ test('a connection opened but never used does not hold shutdown open', async (t)
   await app.close()
   await ended
   t.pass('the idle, unused connection was closed and the app closed')
+})
+
+test('a connection counts as unused until it sends a request or closes: the set does not grow for ever', async (t) => {
+  const server = http.createServer((req, res) => res.end())
+  const unused = unusedConnections(server)
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const { port } = server.address()
+
+  const silent = net.connect(port, '127.0.0.1')
+  await until(() => unused.size === 1)
+  silent.destroy()
+  await until(() => unused.size === 0)
+  t.pass('a connection closed without a request was forgotten')
+
+  const agent = new http.Agent({ keepAlive: true })
+  t.teardown(() => agent.destroy())
+  await get(port, '/', agent)
+  t.equal(unused.size, 0, 'a connection that sent a request is no longer unused, though still open')
 })

@@ -84,3 +84,18 @@ test('x-request-id: a usable incoming id is echoed, else a fresh one is made', a
   const fresh = await Promise.all([app.inject('/health'), app.inject('/health')])
   t.not(fresh[0].headers['x-request-id'], fresh[1].headers['x-request-id'])
 })
+
+test('an error a library raises with a 5xx status is ours to fix: 500 INTERNAL_ERROR, logged at error, no internals', async (t) => {
+  const { app, logs } = await build(t, { POOL_THREADS: '1' })
+  for (const status of [500, 502]) {
+    app.get(`/test/library-${status}`, async () => { throw Object.assign(new Error('upstream detail'), { statusCode: status }) })
+  }
+  for (const status of [500, 502]) {
+    const id = `library-${status}`
+    const res = await app.inject({ url: `/test/library-${status}`, headers: { 'x-request-id': id } })
+    t.equal(res.statusCode, 500)
+    t.match(res.json(), { statusCode: 500, code: 'INTERNAL_ERROR', requestId: id })
+    t.notMatch(res.body, 'upstream detail')
+    t.ok(logs.some((line) => line.reqId === id && line.level === 50 && line.err.message === 'upstream detail'), 'logged at error, in full')
+  }
+})

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import Fastify from 'fastify'
 import { test } from 'tap'
 import { loadConfig } from '../src/config.js'
@@ -125,4 +126,88 @@ test('a fib request refused while shutting down counts as rejected{reason="shutt
   app.closing = true
   await app.inject('/fib?num=3')
   t.equal(value(await scrape(app), 'fib_requests_rejected_total', 'reason="shutting_down"'), 1)
+})
+
+test('times are exported in seconds: a task\'s compute and wait, a request\'s duration', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { task: SIZED_TEST_TASK })
+  const started = performance.now()
+  // Two 50 ms tasks on one thread: the second waits for the first.
+  const answers = await Promise.all([app.inject('/fib?num=5'), app.inject('/fib?num=5')])
+  const wallSeconds = (performance.now() - started) / 1000
+  t.same(answers.map((res) => res.json().computeMs), [50, 50])
+  const text = await scrape(app)
+  t.equal(value(text, 'fib_pool_task_run_seconds_sum'), 0.1)
+  const waited = value(text, 'fib_pool_task_wait_seconds_sum')
+  t.ok(waited >= 0.04 && waited < wallSeconds, `the second task waited about 0.05 s (${waited})`)
+  const took = value(text, 'http_request_duration_seconds_sum', 'method="GET",route="/fib",status_code="200"')
+  t.ok(took >= 0.1 && took < 2 * wallSeconds, `the requests took 0.05 and 0.1 s (${took})`)
+})
+
+test('the prediction ratio is measured over predicted compute, and not observed while nothing can be predicted', async (t) => {
+  // The sized task is predicted exactly once calibrated: every ratio is 1.
+  const sized = (await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { task: SIZED_TEST_TASK })).app
+  await sized.inject('/fib?num=5')
+  await sized.inject('/fib?num=7')
+  const text = await scrape(sized)
+  t.equal(value(text, 'fib_pool_task_prediction_ratio_count'), 2)
+  t.equal(value(text, 'fib_pool_task_prediction_ratio_sum'), 2)
+  // The plain stand-in calibrates on a task that takes no time: nothing to predict from yet.
+  const blind = (await build(t, { POOL_THREADS: '1', FIB_MAX_NUM: '78' }, { task: TEST_TASK })).app
+  t.equal(blind.pool.predict({ num: 3 }), 0)
+  t.equal((await blind.inject('/fib?num=3')).statusCode, 200)
+  t.equal(value(await scrape(blind), 'fib_pool_task_prediction_ratio_count'), 0)
+})
+
+test('every metric has its help text, and every rejection and abort reason is there from the start, at 0', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  const lines = (await scrape(app)).split('\n')
+  const families = lines.filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ')[2])
+  const helps = new Map(lines.filter((line) => line.startsWith('# HELP ')).map((line) => {
+    const [, , name, ...text] = line.split(' ')
+    return [name, text.join(' ').trim()]
+  }))
+  for (const name of families) t.ok(helps.get(name), `${name}: ${helps.get(name)}`)
+  const text = lines.join('\n')
+  for (const reason of ['queue_full', 'queue_wait', 'over_deadline', 'under_pressure', 'shutting_down']) {
+    t.equal(value(text, 'fib_requests_rejected_total', `reason="${reason}"`), 0, reason)
+  }
+  for (const reason of ['deadline', 'client_gone']) t.equal(value(text, 'fib_pool_tasks_aborted_total', `reason="${reason}"`), 0, reason)
+})
+
+test('the histograms\' buckets: durations from half a millisecond to a minute, the prediction ratio from a quarter to four', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await app.inject('/fib?num=25')
+  const text = await scrape(app)
+  const bounds = (name) => [...text.matchAll(new RegExp(`^${name}_bucket\\{.*?le="([^"]+)"`, 'gm'))].map((m) => m[1])
+  const durations = ['0.0005', '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '20', '30', '60', '+Inf']
+  for (const name of ['fib_pool_task_run_seconds', 'fib_pool_task_wait_seconds']) t.same(bounds(name), durations, name)
+  const http = bounds('http_request_duration_seconds')
+  t.same(http.slice(0, durations.length), durations, 'http_request_duration_seconds, for each series')
+  t.same(bounds('fib_pool_task_prediction_ratio'), ['0.25', '0.5', '0.8', '0.9', '1', '1.1', '1.25', '2', '4', '+Inf'])
+})
+
+test('the event-loop utilisation is the share of the time since the previous scrape', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await scrape(app)
+  const busyUntil = Date.now() + 300
+  while (Date.now() < busyUntil);
+  const busy = value(await scrape(app), 'nodejs_eventloop_utilization_ratio')
+  t.ok(busy > 0.5, `after 300 ms of blocking work: ${busy}`)
+  await new Promise((resolve) => setTimeout(resolve, 600))
+  const idle = value(await scrape(app), 'nodejs_eventloop_utilization_ratio')
+  t.ok(idle < 0.3, `after 600 ms of waiting: ${idle}`)
+})
+
+test('the METRICS_PORT listener has the service\'s connection limits, and writes no request lines', async (t) => {
+  const env = { POOL_THREADS: '1', METRICS_PORT: '9464', HTTP_MAX_CONNECTIONS: '7', HTTP_HEADERS_TIMEOUT_MS: '200', HTTP_RECEIVE_TIMEOUT_MS: '400' }
+  const { app, logs } = await build(t, env)
+  await app.metricsServer.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(() => app.metricsServer.close())
+  const { server } = app.metricsServer
+  t.match(server, { maxConnections: 7, headersTimeout: 200, requestTimeout: 400, connectionsCheckingInterval: 200 })
+  // Scrapes arrive every few seconds for the life of the service: no line each.
+  const before = logs.length
+  t.equal((await app.metricsServer.inject('/metrics')).statusCode, 200)
+  t.equal((await app.metricsServer.inject('/nowhere')).statusCode, 404)
+  t.same(logs.slice(before), [], 'no log line')
 })

@@ -42,3 +42,35 @@ test('a $ref to nowhere or an operation the spec lacks stops the build with a pl
   t.throws(() => dereference({ a: { $ref: '#/components/nope' } }), { message: 'openapi.yaml: unresolved $ref #/components/nope' })
   t.throws(() => routeSchema(readSpec(), 'POST', '/fib'), { message: 'openapi.yaml has no POST /fib' })
 })
+
+test('a route schema takes the query parameters only, and requires the required ones only', async (t) => {
+  const spec = {
+    paths: {
+      '/x': {
+        get: {
+          parameters: [
+            { name: 'n', in: 'query', required: true, schema: { type: 'integer' } },
+            { name: 'verbose', in: 'query', schema: { type: 'boolean' } },
+            { name: 'x-trace', in: 'header', required: true, schema: { type: 'string' } }
+          ],
+          responses: { 200: { content: { 'text/plain': {} } } }
+        }
+      }
+    }
+  }
+  t.same(routeSchema(spec, 'GET', '/x'), {
+    response: {},
+    querystring: { type: 'object', properties: { n: { type: 'integer' }, verbose: { type: 'boolean' } }, required: ['n'] }
+  })
+})
+
+test('asking for a route the spec does not describe names it', async (t) => {
+  const spec = readSpec()
+  t.throws(() => routeSchema(spec, 'GET', '/nowhere'), { message: 'openapi.yaml has no GET /nowhere' })
+  t.throws(() => routeSchema(spec, 'POST', '/fib'), { message: 'openapi.yaml has no POST /fib' })
+})
+
+test('dereferencing keeps nulls and other plain values as they are', async (t) => {
+  const root = { a: { $ref: '#/b' }, b: { example: null, list: [1, 'two', null] } }
+  t.same(dereference(root), { a: { example: null, list: [1, 'two', null] }, b: { example: null, list: [1, 'two', null] } })
+})
