@@ -24,7 +24,7 @@ const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 const toMs = (value, unit) => Number(value) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit]
 
 // One wrk run: requests/s, latency percentiles, errors.
-function wrk (url, connections, seconds) {
+export function wrk (url, connections, seconds) {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', ['-t', String(Math.min(2, connections)), '-c', String(connections), '-d', `${seconds}s`, '--latency', url])
     let out = ''

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
-// Starts `server` ({ file, port, env }) with THREADS=threads (the baselines' processes/children).
+// Starts `server` ({ file, port, env, nodeArgs }) with THREADS=threads (the baselines' processes/children).
 export function start (server, threads) {
-  const child = spawn(process.execPath, [join(ROOT, server.file)], {
+  const child = spawn(process.execPath, [...(server.nodeArgs ?? []), join(ROOT, server.file)], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(server.port), THREADS: String(threads), ...server.env },
     stdio: 'ignore'
   })
