@@ -12,8 +12,11 @@ export class RequestLog extends LogController {
   incomingRequest () {}
 
   requestCompleted (err, request, reply) {
+    const level = request.routeOptions.config.polled ? 'debug' : 'info'
+    // At LOG_LEVEL=warn or error the line is not even built (bench/README.md: "Per request").
+    if (!request.log.isLevelEnabled(level)) return
     const { num } = request.query
-    request.log[request.routeOptions.config.polled ? 'debug' : 'info']({
+    request.log[level]({
       method: request.method,
       url: loggedUrl(request.url),
       num: typeof num === 'number' ? num : undefined,
