@@ -1,8 +1,9 @@
-// npm run test:mutation: Stryker mutates the service's code and runs the unit tests against each
-// mutant; a mutant no test notices is a behaviour no test pins. A slow audit, not part of npm test.
-// Each test file runs with plain node (the tap runner), and only the files that cover a mutant run
-// against it. Reports: reports/mutation/ (gitignored). Mutants no test can kill: stryker.equivalents.md.
-// `npm run test:mutation -- --mutate src/num.js` audits one file.
+// The base settings of `npm run test:mutation` (test/mutation.js), which runs Stryker once per
+// source file, with the test files planned for that file in place of `tap.testFiles` below.
+// Each test file runs with plain node (the tap runner); a mutant no test notices is a behaviour no
+// test pins. Reports: reports/mutation/ (gitignored). Mutants no test can kill: stryker.equivalents.md.
+// `npx stryker run` alone runs every test file that covers a mutant against it: far slower, since
+// every app a test builds loads config.js and cpus.js.
 export default {
   testRunner: 'tap',
   tap: { testFiles: ['test/*.test.js', 'test/pool/*.test.js', 'test/routes/*.test.js', 'test/workers/*.test.js'] },

@@ -43,3 +43,11 @@ test('a task placed while no thread was ready frees its place when it settles', 
   balancer.settled(thread)
   t.equal(balancer.idle(1), 1)
 })
+
+test('two tasks placed while no thread was ready free both places once settled', async (t) => {
+  const balancer = new Balancer()
+  const placed = [balancer.place(() => null, false), balancer.place(() => null, false)]
+  t.equal(balancer.idle(2), 0)
+  for (const { thread } of placed) balancer.settled(thread)
+  t.equal(balancer.idle(2), 2)
+})
