@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { availableCpus } from '../src/cpus.js'
 import { wrk } from './closed.js'
 import { start, waitReady } from './proc.js'
 
@@ -22,7 +23,8 @@ const { values: args } = parseArgs({ options: { case: { type: 'string', default:
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, 'bench/out')
 const SECONDS = Number(process.env.BENCH_SECONDS || 5)
-const THREADS = 2
+// As in npm run bench: the baselines get as many threads as the service's pool.
+const THREADS = availableCpus().cpus
 const TICKS_PER_S = 100
 
 const CASES = {
