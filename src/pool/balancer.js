@@ -4,26 +4,36 @@
 // task idles until the main thread has taken the result and handed it the next one. With
 // POOL_TASKS_PER_THREAD=2 a second task may wait on a busy thread and start the moment the
 // first ends (+14% throughput at fib(27) on 2 threads, bench/README.md). The price: a task
-// handed over behind another cannot be overtaken any more, so only cheap tasks are (see
-// SECOND_SLOT_MAX_MS in index.js), and the pool must know when a thread is idle, which is what
-// `holding` counts.
+// handed over behind another cannot be overtaken any more, nor move to a thread that frees up
+// sooner. So only a cheap task waits on a busy thread, and only behind a task predicted to end
+// soon (SECOND_SLOT_MAX_MS in index.js); the pool must know when each thread is idle and when its
+// work is predicted to end, which is what `holding` and `ends` keep.
+import { performance } from 'node:perf_hooks'
+
 export class Balancer {
   // Tasks the pool has handed to each thread (by threadId) and not yet seen settle.
   #holding = new Map()
+  // When the tasks handed to each thread are predicted to be done (ms, on `now`'s clock).
+  #ends = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
   #unplaced = 0
-  // Whether the task being handed over may wait on a busy thread.
-  allowBusy = false
+  // The busy thread the task being handed over may wait on, if any.
+  #behind
   #chosen
+  #now
+
+  constructor ({ now = () => performance.now() } = {}) {
+    this.#now = now
+  }
 
   // The function Piscina calls, synchronously inside run() when a thread is ready.
   balance = (task, workers) => {
-    let busyWithOne = null
+    let behind = null
     for (const worker of workers) {
       if (worker.currentUsage === 0) return this.#choose(worker)
-      if (busyWithOne === null && worker.isRunningAbortableTask) busyWithOne = worker
+      if (worker.id === this.#behind && worker.isRunningAbortableTask) behind = worker
     }
-    return this.allowBusy && busyWithOne !== null ? this.#choose(busyWithOne) : null
+    return behind === null ? null : this.#choose(behind)
   }
 
   #choose (worker) {
@@ -31,15 +41,33 @@ export class Balancer {
     return worker
   }
 
-  // Hands a task over with `run()` (which calls Piscina's run), and returns the thread it went
-  // to, for `settled`; undefined when no thread was ready.
-  place (run, allowBusy) {
-    this.allowBusy = allowBusy
+  // The busy thread, holding one task, whose work is predicted to end first, if by `by`.
+  endingBy (by) {
+    let soonest
+    for (const [thread, count] of this.#holding) {
+      const end = this.#ends.get(thread)
+      if (count === 1 && end <= by && (soonest === undefined || end < this.#ends.get(soonest))) soonest = thread
+    }
+    return soonest
+  }
+
+  // Hands a task predicted to compute `costMs` over with `run()` (which calls Piscina's run): to
+  // an idle thread, or else, given `behind` (from endingBy), behind that thread's task. Returns
+  // the thread it went to, for `settled`; undefined when no thread was ready.
+  place (run, costMs, behind) {
+    this.#behind = behind
     this.#chosen = undefined
     const promise = run()
+    // A task Piscina keeps for later goes to an idle thread only.
+    this.#behind = undefined
     const thread = this.#chosen
-    if (thread === undefined) this.#unplaced++
-    else this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
+    if (thread === undefined) {
+      this.#unplaced++
+    } else {
+      const now = this.#now()
+      this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
+      this.#ends.set(thread, Math.max(now, this.#ends.get(thread) ?? now) + costMs)
+    }
     return { promise, thread }
   }
 
@@ -50,8 +78,12 @@ export class Balancer {
       return
     }
     const left = this.#holding.get(thread) - 1
-    if (left === 0) this.#holding.delete(thread)
-    else this.#holding.set(thread, left)
+    if (left > 0) {
+      this.#holding.set(thread, left)
+      return
+    }
+    this.#holding.delete(thread)
+    this.#ends.delete(thread)
   }
 
   // Threads holding none of the pool's tasks, of `threads`.

@@ -27,11 +27,14 @@ const FIB_TASK = {
 
 const CALIBRATION_ROUNDS = 3
 // With POOL_TASKS_PER_THREAD=2, the most a task may be predicted to compute to be handed to a busy
-// thread, behind its running task. Waiting there saves the round trip through the main thread
-// (0.1-0.3 ms), worth having for tasks up to about twenty times that; a dearer task handed over
-// early would hold back every cheaper task that arrives after it (open-loop benchmark: fib(28)'s
-// p99 was one fib(35), 140 ms, at half load).
+// thread, and the most the task running there may be predicted to have left. Waiting there saves
+// the round trip through the main thread (0.1-0.3 ms), worth having for tasks up to about twenty
+// times that; a dearer task handed over early would hold back every cheaper task that arrives
+// after it, and a cheap task handed to a thread with a long task to finish would wait for it
+// while other threads free up (open-loop benchmark: fib(28)'s p99 was one fib(35), 140 ms, at
+// half load).
 const SECOND_SLOT_MAX_MS = 5
+const IDLE = Object.freeze({})
 
 // What Piscina rejects a task with when the thread it was on is terminated for another task.
 const THREAD_TERMINATED = 'Terminating worker thread'
@@ -49,6 +52,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     loadBalancer: balancer.balance,
     // Added to each worker thread's nice value on Linux (the main thread keeps its own).
     niceIncrement: nice,
+    // Piscina's own run and wait histograms, which nothing reads: the metrics measure each task.
+    recordTiming: false,
     execArgv
   })
   // A round of one task per thread loads the task module everywhere before the app is ready, so
@@ -96,16 +101,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     const work = task.work(input)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
-    const deadline = AbortSignal.timeout(timeoutMs)
-    const job = { input, work, costMs, signal, deadline, cancel: AbortSignal.any([deadline, signal]), admitted: performance.now() }
     const place = queue.size === 0 && placeFor(costMs)
-    if (place) return settle(job, start(job, place === 'busy'))
+    if (place) {
+      const job = admit(input, work, costMs, signal)
+      return settle(job, start(job, place))
+    }
     if (queue.size >= maxQueue) throw queueFull()
     // A task is overtaken by at most POOL_MAX_WAIT_MS of cheaper work, on every thread.
     queue.bypass = model.work(maxWaitMs * threads)
     const spot = queue.place(work)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
+    const job = admit(input, work, costMs, signal)
     return settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, spot)
       job.resolve = resolve
@@ -118,14 +125,49 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     }))
   }
 
-  // Where a task predicted to compute `costMs` can go now: 'idle' (a thread with nothing to do),
-  // 'busy' (behind the one task of a busy thread), or nowhere (false): it waits in the queue.
-  function placeFor (costMs) {
-    if (balancer.idle(threads) > 0) return 'idle'
-    return started < slots && costMs <= SECOND_SLOT_MAX_MS && 'busy'
+  // An admitted task; its deadline runs from here.
+  function admit (input, work, costMs, signal) {
+    const cancelled = cancellation(signal)
+    return { input, work, costMs, signal, cancel: cancelled.signal, cancelled, admitted: performance.now() }
   }
 
-  function start (job, behindBusy) {
+  // A task's cancellation: its client going away (`signal`) or its deadline, whichever comes
+  // first. One controller and a plain timer, released when the task settles: AbortSignal.timeout()
+  // cannot be cleared, so each task's timer outlived it by REQUEST_TIMEOUT_MS, and
+  // AbortSignal.any() tracks its sources through weak references; together they cost the main
+  // thread tens of microseconds a task (bench/README.md, "Deadlines").
+  function cancellation (signal) {
+    const controller = new AbortController()
+    let late = false
+    const gone = () => controller.abort(signal.reason)
+    const timer = setTimeout(() => {
+      late = true
+      controller.abort(new DOMException(`The ${timeoutMs} ms deadline passed`, 'TimeoutError'))
+    }, timeoutMs)
+    if (signal.aborted) gone()
+    else signal.addEventListener('abort', gone, { once: true })
+    return {
+      signal: controller.signal,
+      late: () => late,
+      release () {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', gone)
+      }
+    }
+  }
+
+  // Where a task predicted to compute `costMs` can go now: `{}`, an idle thread; `{ behind }`,
+  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; or
+  // nowhere (undefined): it waits in the queue.
+  function placeFor (costMs) {
+    if (balancer.idle(threads) > 0) return IDLE
+    if (started >= slots || costMs > SECOND_SLOT_MAX_MS) return undefined
+    const behind = balancer.endingBy(performance.now() + SECOND_SLOT_MAX_MS)
+    return behind === undefined ? undefined : { behind }
+  }
+
+  function start (job, { behind }) {
+    const behindBusy = behind !== undefined
     started++
     startedWork += job.work
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
@@ -135,7 +177,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     // A task waiting on a thread terminated to cancel the task it ran has done no work yet: it
     // is handed over again.
     const attempt = () => {
-      const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal }), behindBusy)
+      const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal }), job.costMs, behind)
       return promise.then((result) => {
         balancer.settled(thread)
         return result
@@ -171,18 +213,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
       if (!place) return
       const job = queue.shift()
       job.cancel.removeEventListener('abort', job.dequeue)
-      start(job, place === 'busy').then(job.resolve, job.reject)
+      start(job, place).then(job.resolve, job.reject)
     }
   }
 
   function settle (job, promise) {
-    return promise.then((result) => {
+    return promise.finally(job.cancelled.release).then((result) => {
       model.observe(job.work, result.computeMs)
       const waitMs = Math.max(0, performance.now() - job.admitted - result.computeMs)
       events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
       return result
     }, (err) => {
-      if (job.deadline.aborted) {
+      if (job.cancelled.late()) {
         events.emit('aborted', 'deadline')
         throw new DeadlineExceeded(timeoutMs, { cause: err })
       }

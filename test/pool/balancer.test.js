@@ -5,28 +5,60 @@ import { Balancer } from '../../src/pool/balancer.js'
 // as Infinity in Piscina, with isRunningAbortableTask set).
 const worker = (id, tasks) => ({ id, currentUsage: tasks === 1 ? Infinity : tasks, isRunningAbortableTask: tasks === 1 })
 
+// A balancer on a clock the test moves, and a hand-over through it to Piscina's `workers`.
+function setup () {
+  const clock = { ms: 1000 }
+  const balancer = new Balancer({ now: () => clock.ms })
+  const place = (workers, costMs = 1, behind = undefined) => balancer.place(() => balancer.balance({}, workers), costMs, behind)
+  return { balancer, clock, place }
+}
+
 test('an idle thread is chosen first, and counted as holding the task', async (t) => {
-  const balancer = new Balancer()
-  const workers = [worker(1, 1), worker(2, 0)]
-  const { thread } = balancer.place(() => balancer.balance({}, workers), false)
+  const { balancer, place } = setup()
+  const { thread } = place([worker(1, 1), worker(2, 0)])
   t.equal(thread, 2)
   t.equal(balancer.idle(2), 1, 'thread 2 holds it; the pool has seen nothing on thread 1')
   balancer.settled(thread)
   t.equal(balancer.idle(2), 2)
 })
 
-test('a busy thread takes a second task only when the pool allows it', async (t) => {
-  const balancer = new Balancer()
-  const workers = [worker(1, 1), worker(2, 2)]
-  t.equal(balancer.place(() => balancer.balance({}, workers), false).thread, undefined, 'not allowed: no thread')
-  t.equal(balancer.idle(2), 1, 'the unplaced task is counted as taking a thread')
-  t.equal(balancer.place(() => balancer.balance({}, workers), true).thread, 1, 'allowed: the thread with one task, never the one with two')
+test('a busy thread takes a second task only when the pool names it', async (t) => {
+  const { balancer, place } = setup()
+  const workers = [worker(1, 1), worker(2, 2), worker(3, 1)]
+  t.equal(place(workers).thread, undefined, 'none named: no thread')
+  t.equal(balancer.idle(3), 2, 'the unplaced task is counted as taking a thread')
+  t.equal(place(workers, 1, 3).thread, 3, 'the named thread, with one task')
+  t.equal(place(workers, 1, 2).thread, undefined, 'never a thread with two')
+})
+
+test('a busy thread is offered for a second task only while its work is predicted to end by the limit, the soonest first', async (t) => {
+  const { balancer, clock, place } = setup()
+  place([worker(1, 0)], 40) // thread 1: done at 1040
+  place([worker(1, 1), worker(2, 0)], 3) // thread 2: done at 1003
+  t.equal(balancer.endingBy(1002), undefined, 'neither ends by 1002')
+  t.equal(balancer.endingBy(1005), 2)
+  t.equal(balancer.endingBy(2000), 2, 'both do: the one that ends first')
+  clock.ms = 1001
+  t.equal(place([worker(1, 1), worker(2, 1)], 2, 2).thread, 2, 'a second task on thread 2: its work now ends at 1005')
+  t.equal(balancer.endingBy(2000), 1, 'thread 2 holds two tasks: only thread 1 is offered')
+})
+
+test('a thread\'s predicted end runs from when it is handed work, and is forgotten when it is idle', async (t) => {
+  const { balancer, clock, place } = setup()
+  const first = place([worker(7, 0)], 10)
+  clock.ms = 1500 // the first task is late: predicted to end by 1010
+  t.equal(balancer.endingBy(1010), 7)
+  balancer.settled(first.thread)
+  t.equal(balancer.endingBy(Infinity), undefined, 'an idle thread is not offered as busy')
+  place([worker(7, 0)], 10)
+  t.equal(balancer.endingBy(1509), undefined, 'its new task ends at 1510, not 1020')
+  t.equal(balancer.endingBy(1510), 7)
 })
 
 test('a thread holding two tasks is idle only once both settle', async (t) => {
-  const balancer = new Balancer()
-  const first = balancer.place(() => balancer.balance({}, [worker(7, 0)]), false)
-  const second = balancer.place(() => balancer.balance({}, [worker(7, 1)]), true)
+  const { balancer, place } = setup()
+  const first = place([worker(7, 0)])
+  const second = place([worker(7, 1)], 1, 7)
   t.same([first.thread, second.thread], [7, 7])
   t.equal(balancer.idle(1), 0)
   balancer.settled(first.thread)
@@ -35,9 +67,16 @@ test('a thread holding two tasks is idle only once both settle', async (t) => {
   t.equal(balancer.idle(1), 1)
 })
 
+test('a task Piscina keeps for later goes to an idle thread, not to the busy one named for it', async (t) => {
+  const { balancer } = setup()
+  const kept = balancer.place(() => null, 1, 4) // no thread ready: no balance() call
+  t.equal(kept.thread, undefined)
+  t.equal(balancer.balance({}, [worker(4, 1)]), null, 'Piscina offers it later: the busy thread is no longer named')
+})
+
 test('a task placed while no thread was ready frees its place when it settles', async (t) => {
-  const balancer = new Balancer()
-  const { thread } = balancer.place(() => null, false) // Piscina kept it: no balance() call
+  const { balancer } = setup()
+  const { thread } = balancer.place(() => null, 1) // Piscina kept it: no balance() call
   t.equal(thread, undefined)
   t.equal(balancer.idle(1), 0)
   balancer.settled(thread)
@@ -45,8 +84,8 @@ test('a task placed while no thread was ready frees its place when it settles', 
 })
 
 test('two tasks placed while no thread was ready free both places once settled', async (t) => {
-  const balancer = new Balancer()
-  const placed = [balancer.place(() => null, false), balancer.place(() => null, false)]
+  const { balancer } = setup()
+  const placed = [balancer.place(() => null, 1), balancer.place(() => null, 1)]
   t.equal(balancer.idle(2), 0)
   for (const { thread } of placed) balancer.settled(thread)
   t.equal(balancer.idle(2), 2)

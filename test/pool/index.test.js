@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
@@ -110,6 +111,24 @@ test('aborting the running task hands the task waiting behind it, which has done
   t.not(threadIds(app)[0], thread, 'the aborted task\'s thread was replaced')
 })
 
+test('a settled task leaves no deadline timer behind and no listener on its client\'s signal', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length
+  const before = timers()
+  const clients = Array.from({ length: 5 }, () => new AbortController())
+  await Promise.all(clients.map((client) => app.pool.run({ num: 20 }, client.signal)))
+  t.equal(timers(), before, 'each task\'s deadline timer was cleared')
+  t.same(clients.map((client) => getEventListeners(client.signal, 'abort').length), [0, 0, 0, 0, 0])
+})
+
+test('a task whose client is already gone is not run', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  await t.rejects(app.pool.run({ num: 20 }, AbortSignal.abort()))
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_completed_total'), 0)
+})
+
 // This process's threads by id, each with its nice value (Linux /proc).
 function threadsNow () {
   return new Map(readdirSync('/proc/self/task').map((tid) => {
@@ -152,6 +171,36 @@ test('a cheap task queued after dearer ones starts before them', async (t) => {
   const cheap = request('cheap', 3)
   await Promise.all([running, ...dear, cheap])
   t.same(order, ['running', 'cheap', 'dear1', 'dear2'])
+})
+
+test('with POOL_TASKS_PER_THREAD=2 a cheap task waits behind no thread whose task has long to run; it takes the first thread to free up', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const short = request('short', 5) // 50 ms, on the other thread
+  await until(() => app.pool.busy === 2)
+  const cheap = request('cheap', 0) // predicted 0 ms, but both threads have more than 5 ms to go
+  await until(() => app.pool.queued === 1)
+  t.equal(app.pool.piscina.queueSize, 0)
+  await Promise.all([long, short, cheap])
+  t.same(order, ['short', 'cheap', 'long'])
+})
+
+test('with POOL_TASKS_PER_THREAD=2 a cheap task waits in the queue, not on the thread, while the task there has long to run', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${app.server.address().port}/fib`
+  const gone = new AbortController()
+  const long = fetch(`${url}?num=30`, { signal: gone.signal }) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const cheap = fetch(`${url}?num=0`)
+  await until(() => app.pool.inFlight === 2)
+  gone.abort()
+  await t.rejects(long)
+  t.equal((await cheap).status, 200)
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 0, 'it was not on the thread terminated to cancel the long task')
 })
 
 test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear one is refused once the predicted wait is over POOL_MAX_WAIT_MS', async (t) => {
