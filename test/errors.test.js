@@ -1,5 +1,6 @@
 import { test } from 'tap'
 import { build } from './helper.js'
+import { FibNumInvalid, QueueFull } from '../src/errors.js'
 
 test('an unknown route gets 404 in the shared error shape', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1' })
@@ -48,6 +49,8 @@ test('client errors Fastify raises itself are 4xx in the shared shape, logged at
     t.match(res.json(), { statusCode: status, code, message, requestId: id })
     t.notOk('retry-after' in res.headers)
     t.notOk(logs.some((line) => line.reqId === id && line.level > 30), 'nothing logged above info')
+    t.ok(logs.some((line) => line.reqId === id && line.level === 30 && line.msg === 'client error' && line.err.code !== undefined && line.err.message !== undefined),
+      'logged at info, with its code and message')
   }
 })
 
@@ -85,17 +88,24 @@ test('x-request-id: a usable incoming id is echoed, else a fresh one is made', a
   t.not(fresh[0].headers['x-request-id'], fresh[1].headers['x-request-id'])
 })
 
-test('an error a library raises with a 5xx status is ours to fix: 500 INTERNAL_ERROR, logged at error, no internals', async (t) => {
+test('an error a library raises with a status that is no client error (5xx, or below 400) is ours to fix: 500 INTERNAL_ERROR, logged at error, no internals', async (t) => {
   const { app, logs } = await build(t, { POOL_THREADS: '1' })
-  for (const status of [500, 502]) {
+  const statuses = [302, 500, 502]
+  for (const status of statuses) {
     app.get(`/test/library-${status}`, async () => { throw Object.assign(new Error('upstream detail'), { statusCode: status }) })
   }
-  for (const status of [500, 502]) {
+  for (const status of statuses) {
     const id = `library-${status}`
     const res = await app.inject({ url: `/test/library-${status}`, headers: { 'x-request-id': id } })
     t.equal(res.statusCode, 500)
     t.match(res.json(), { statusCode: 500, code: 'INTERNAL_ERROR', requestId: id })
     t.notMatch(res.body, 'upstream detail')
-    t.ok(logs.some((line) => line.reqId === id && line.level === 50 && line.err.message === 'upstream detail'), 'logged at error, in full')
+    t.ok(logs.some((line) => line.reqId === id && line.level === 50 && line.msg === 'request failed' && line.err.message === 'upstream detail'), 'logged at error, in full')
   }
+})
+
+test('a refusal is an answer, not a bug: it carries no stack trace, so a flood of them costs no stack capture each', async (t) => {
+  t.equal(new QueueFull(2, 64).stack, undefined)
+  t.equal(new FibNumInvalid('num is missing').stack, undefined)
+  t.type(new Error('a bug').stack, 'string', 'where an ordinary error has one')
 })
