@@ -158,7 +158,7 @@ test('the prediction ratio is measured over predicted compute, and not observed 
   t.equal(value(await scrape(blind), 'fib_pool_task_prediction_ratio_count'), 0)
 })
 
-test('every metric has its help text, and every rejection and abort reason is there from the start, at 0', async (t) => {
+test('every metric has its help text, the labelled ones naming each reason they count, and every reason is there from the start, at 0', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1' })
   const lines = (await scrape(app)).split('\n')
   const families = lines.filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ')[2])
@@ -170,8 +170,12 @@ test('every metric has its help text, and every rejection and abort reason is th
   const text = lines.join('\n')
   for (const reason of ['queue_full', 'queue_wait', 'over_deadline', 'under_pressure', 'shutting_down']) {
     t.equal(value(text, 'fib_requests_rejected_total', `reason="${reason}"`), 0, reason)
+    t.match(helps.get('fib_requests_rejected_total'), `"${reason}"`, `the help of fib_requests_rejected_total names ${reason}`)
   }
-  for (const reason of ['deadline', 'client_gone']) t.equal(value(text, 'fib_pool_tasks_aborted_total', `reason="${reason}"`), 0, reason)
+  for (const reason of ['deadline', 'client_gone']) {
+    t.equal(value(text, 'fib_pool_tasks_aborted_total', `reason="${reason}"`), 0, reason)
+    t.match(helps.get('fib_pool_tasks_aborted_total'), `"${reason}"`, `the help of fib_pool_tasks_aborted_total names ${reason}`)
+  }
 })
 
 test('the histograms\' buckets: durations from half a millisecond to a minute, the prediction ratio from a quarter to four', async (t) => {
