@@ -142,7 +142,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     const gone = () => controller.abort(signal.reason)
     const timer = setTimeout(() => {
       late = true
-      controller.abort(new DOMException(`The ${timeoutMs} ms deadline passed`, 'TimeoutError'))
+      controller.abort()
     }, timeoutMs)
     if (signal.aborted) gone()
     else signal.addEventListener('abort', gone, { once: true })
