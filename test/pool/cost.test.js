@@ -14,11 +14,30 @@ test('an untrained model predicts nothing; one measurement sets its rate', async
   t.equal(model.predict(1000), 50, 'proportional to the work')
 })
 
-test('measurements with no work or no time say nothing', async (t) => {
+test('a measurement without work, or without a time, changes nothing; one of 0 ms counts', async (t) => {
   const model = new CostModel()
   model.observe(0, 5)
   model.observe(10, NaN)
-  t.equal(model.predict(10), 0)
+  t.equal(model.predict(10), 0, 'still untrained')
+  model.observe(100, 10)
+  model.observe(0, 5)
+  model.observe(-1, 5)
+  model.observe(10, NaN)
+  model.observe(10, -1)
+  t.equal(model.predict(100), 10, 'the rate of the one real measurement')
+  model.observe(100, 0) // fib(0) and fib(1) compute in well under a microsecond
+  t.ok(model.predict(100) < 10, `a task measured at 0 ms lowers the rate (${model.predict(100).toFixed(2)} ms)`)
+})
+
+test('the work expected in a time is the prediction turned around; unbounded while nothing has taken time', async (t) => {
+  const model = new CostModel()
+  t.equal(model.work(10), Infinity, 'untrained')
+  model.observe(100, 0)
+  t.equal(model.work(10), Infinity, 'every task measured took no time')
+  model.observe(200, 10) // 0.05 ms per unit, with the first measurement's weight decayed
+  const close = (a, b) => Math.abs(a - b) < 1e-9 * b
+  t.ok(close(model.work(10), 10 / model.predict(1)), `${model.work(10)} units in 10 ms`)
+  t.ok(close(model.predict(model.work(10)), 10))
 })
 
 test('the prediction converges on the machine\'s rate from a wrong start, and follows it when the machine slows down', async (t) => {
