@@ -121,14 +121,14 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
         queue.delete(entry)
         reject(job.cancel.reason)
       }
-      job.cancel.addEventListener('abort', job.dequeue, { once: true })
+      job.cancel.addEventListener('abort', job.dequeue)
     }))
   }
 
   // An admitted task; its deadline runs from here.
   function admit (input, work, costMs, signal) {
-    const cancelled = cancellation(signal)
-    return { input, work, costMs, signal, cancel: cancelled.signal, cancelled, admitted: performance.now() }
+    const cancellation = cancelOn(signal)
+    return { input, work, costMs, signal, cancel: cancellation.signal, cancellation, admitted: performance.now() }
   }
 
   // A task's cancellation: its client going away (`signal`) or its deadline, whichever comes
@@ -136,7 +136,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   // cannot be cleared, so each task's timer outlived it by REQUEST_TIMEOUT_MS, and
   // AbortSignal.any() tracks its sources through weak references; together they cost the main
   // thread tens of microseconds a task (bench/README.md, "Deadlines").
-  function cancellation (signal) {
+  function cancelOn (signal) {
     const controller = new AbortController()
     let late = false
     const gone = () => controller.abort(signal.reason)
@@ -198,11 +198,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   }
 
   // The request's side of a task not cancelled in its thread: settled at once on cancellation.
+  // (The task's own signal: once it settles, nothing aborts it any more.)
   function releasedOnCancel (done, cancel) {
     return new Promise((resolve, reject) => {
-      const release = () => reject(cancel.reason)
-      cancel.addEventListener('abort', release, { once: true })
-      done.then(resolve, reject).finally(() => cancel.removeEventListener('abort', release))
+      cancel.addEventListener('abort', () => reject(cancel.reason))
+      done.then(resolve, reject)
     })
   }
 
@@ -218,15 +218,15 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   }
 
   function settle (job, promise) {
-    return promise.finally(job.cancelled.release).then((result) => {
+    return promise.finally(job.cancellation.release).then((result) => {
       model.observe(job.work, result.computeMs)
       const waitMs = Math.max(0, performance.now() - job.admitted - result.computeMs)
       events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
       return result
     }, (err) => {
-      if (job.cancelled.late()) {
+      if (job.cancellation.late()) {
         events.emit('aborted', 'deadline')
-        throw new DeadlineExceeded(timeoutMs, { cause: err })
+        throw new DeadlineExceeded(timeoutMs)
       }
       if (job.signal.aborted) events.emit('aborted', 'client_gone')
       else events.emit('failed')
