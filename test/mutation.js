@@ -28,7 +28,7 @@ const PLAN = {
   'src/pool/queue.js': ['test/pool/queue.test.js', 'test/pool/index.test.js'],
   'src/pool/balancer.js': ['test/pool/balancer.test.js', 'test/pool/index.test.js'],
   'src/pool/cost.js': ['test/pool/cost.test.js', 'test/pool/index.test.js'],
-  'src/pool/index.js': ['test/pool/index.test.js', 'test/routes/fib.test.js', 'test/metrics.test.js'],
+  'src/pool/index.js': ['test/pool/index.test.js', 'test/routes/fib.test.js', 'test/metrics.test.js', 'test/routes/health.test.js'],
   'workers/fib.js': ['test/workers/fib.test.js']
 }
 

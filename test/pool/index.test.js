@@ -6,6 +6,20 @@ import { build, SIZED_TEST_TASK, TEST_TASK, until, value } from '../helper.js'
 
 const threadIds = (app) => app.pool.piscina.threads.map((thread) => thread.threadId).sort()
 
+// The stand-in task of num x 10 ms, with the cost model told a different size for some nums
+// (`sizes[num]`): a task that runs longer, or shorter, than predicted.
+const misjudged = (sizes) => ({ ...SIZED_TEST_TASK, work: ({ num }) => sizes[num] ?? num })
+
+// A server for `app`, a fetch of /fib?num= on it, and the value of a metric.
+async function served (app) {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${app.server.address().port}`
+  return {
+    fib: (num, options) => fetch(`${base}/fib?num=${num}`, options),
+    metric: async (name, labels) => value((await app.inject('/metrics')).body, name, labels)
+  }
+}
+
 test('the pool starts POOL_THREADS threads at once and keeps the same ones', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   t.equal(app.pool.threads, 2)
@@ -276,4 +290,75 @@ test('the cost model learns from completed tasks, and /metrics shows how far off
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_count'), 1)
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="1"'), 1, 'measured 50 ms, predicted 50 ms')
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="0.9"'), 0)
+})
+
+test('the real task\'s predicted cost grows as fib does: by the golden ratio from one num to the next', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' })
+  for (const num of [20, 30, 41]) {
+    const ratio = app.pool.predict({ num: num + 1 }) / app.pool.predict({ num })
+    t.ok(Math.abs(ratio - (1 + Math.sqrt(5)) / 2) < 1e-9, `fib(${num + 1}) over fib(${num}): ${ratio}`)
+  }
+})
+
+test('the cost model learns from completed tasks: one that ran ten times longer than predicted raises the prediction', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1' }, { task: misjudged({ 20: 2 }) }) // runs 200 ms, predicted 20
+  t.equal(app.pool.predict({ num: 4 }), 40)
+  t.equal((await app.inject('/fib?num=20')).statusCode, 200)
+  t.ok(app.pool.predict({ num: 4 }) > 50, `now ${app.pool.predict({ num: 4 }).toFixed(1)} ms`)
+})
+
+test('bounds are inclusive: a task predicted to wait exactly POOL_MAX_WAIT_MS, or to end exactly at its deadline, is admitted', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '100', REQUEST_TIMEOUT_MS: '250' }, { task: SIZED_TEST_TASK })
+  const running = app.inject('/fib?num=10')
+  await until(() => app.pool.busy === 1)
+  t.equal(app.pool.predictedWaitMs, 100)
+  const waiting = await app.inject('/fib?num=15') // waits 100 ms, computes 150: 250 ms
+  t.not(waiting.statusCode, 503, 'admitted (200, or 504 if this machine runs late)')
+  await running
+  t.not((await app.inject('/fib?num=25')).statusCode, 422, 'predicted to compute 250 ms of its 250')
+})
+
+test('the predicted wait counts the work still on the threads, and nothing once they are idle', async (t) => {
+  // Sizes of num / 100, which floating point does not add up exactly: 0.2 + 0.1 - 0.1 - 0.2 is not 0.
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1' }, { task: { ...SIZED_TEST_TASK, work: ({ num }) => num / 100 } })
+  const near = (ms) => Math.abs(app.pool.predictedWaitMs - ms) < 1e-6
+  const long = app.inject('/fib?num=20')
+  await until(() => app.pool.busy === 1)
+  const short = app.inject('/fib?num=10')
+  await until(() => app.pool.busy === 2)
+  t.ok(near((200 + 100) / 2), `both tasks, over two threads (${app.pool.predictedWaitMs})`)
+  await short
+  t.ok(near(200 / 2), `the long one's left (${app.pool.predictedWaitMs})`)
+  await long
+  t.equal(app.pool.predictedWaitMs, 0)
+})
+
+test('while tasks wait in the queue a new one waits with them, even where a busy thread could take it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
+  const { fib, metric } = await served(app)
+  const gone = new AbortController()
+  const running = fib(30, { signal: gone.signal }) // predicted 0.1 ms, runs 300
+  await until(() => app.pool.busy === 1)
+  const dear = fib(10) // 100 ms: waits in the queue for an idle thread
+  await until(() => app.pool.queued === 1)
+  const cheap = fib(0) // could wait on the busy thread, whose task is predicted done; queues instead
+  await until(() => app.pool.queued === 2)
+  gone.abort()
+  await t.rejects(running)
+  t.same([(await cheap).status, (await dear).status], [200, 200])
+  t.equal(await metric('fib_pool_tasks_retried_total'), 0, 'neither was on the thread terminated to cancel the running task')
+})
+
+test('with POOL_TASKS_PER_THREAD=2 a task predicted at exactly 5 ms may wait on a busy thread whose task ends within 5 ms', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.5, 40: 0.5 }) })
+  const { fib, metric } = await served(app)
+  const gone = new AbortController()
+  const running = fib(30, { signal: gone.signal }) // predicted 5 ms, runs 300
+  await until(() => app.pool.busy === 1)
+  const second = fib(40) // predicted 5 ms: waits on the thread
+  await until(() => app.pool.inFlight === 2)
+  gone.abort()
+  await t.rejects(running)
+  t.equal((await second).status, 200)
+  t.equal(await metric('fib_pool_tasks_retried_total'), 1, 'it was on the thread, and handed to the new one')
 })
