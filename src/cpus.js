@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 
+// A file's text, or undefined when it cannot be read. Nothing here minds a trailing newline:
+// Number() ignores it, and the empty last line of /proc/self/cgroup names no controller.
 const read = (path) => {
   try {
-    return readFileSync(path, 'utf8').trim()
-  } catch {
-    return undefined
-  }
+    return readFileSync(path, 'utf8')
+  } catch {}
 }
 
 // The cgroup's directory and its ancestors, as far as this mount shows them. Inside a container
@@ -18,14 +18,11 @@ function * cgroupDirs (mount, path) {
   yield mount
 }
 
-// Limits on ancestors apply too: the tightest quota found wins.
-function tightest (quotas) {
-  const finite = quotas.filter((quota) => quota !== undefined)
-  return finite.length === 0 ? undefined : Math.min(...finite)
-}
+// Limits on ancestors apply too: the tightest quota found wins (Infinity: none).
+const tightest = (quotas) => Math.min(...quotas)
 
-// A quota in CPUs, or undefined when there is none or it cannot be read (no period, "max", -1).
-const cpusOf = (quota, period) => (quota > 0 && period > 0 ? quota / period : undefined)
+// A quota in CPUs, or Infinity when there is none or it cannot be read (no period, "max", -1).
+const cpusOf = (quota, period) => (quota > 0 && period > 0 ? quota / period : Infinity)
 
 // CPUs allowed by cgroup v2 `cpu.max` ("max 100000" or "200000 100000").
 function v2Quota (mount, path) {
