@@ -35,8 +35,6 @@ export const DeadlineExceeded = declare('DEADLINE_EXCEEDED', 504, 'The task did 
 // Codes for the client errors Fastify raises itself (content-type parser, body limit), by status;
 // any other is BAD_REQUEST. 415 cannot happen while no route takes a body; kept for the day one does.
 const CLIENT_ERROR_CODES = { 413: 'BODY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' }
-// Methods a path may be served with, in the order an Allow header lists them.
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 export function errorBody (statusCode, code, message, requestId) {
   return { statusCode, error: STATUS_CODES[statusCode], code, message, requestId }
@@ -70,7 +68,8 @@ async function errors (app) {
   // A path that exists with other methods is 405 with Allow (RFC 9110, 15.5.6); any other, 404.
   app.setNotFoundHandler(function notFound (request, reply) {
     const path = request.url.split('?', 1)[0]
-    const allowed = METHODS.filter((method) => app.hasRoute({ method, url: path }))
+    // Every method Fastify serves, those without a body (GET, HEAD) first.
+    const allowed = app.supportedMethods.filter((method) => app.hasRoute({ method, url: path }))
     if (allowed.length > 0) {
       const message = `${request.method} is not allowed on ${path}: use ${allowed.join(' or ')}`
       return reply.code(405).header('allow', allowed.join(', ')).send(errorBody(405, 'METHOD_NOT_ALLOWED', message, request.id))
