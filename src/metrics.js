@@ -160,7 +160,7 @@ async function metrics (app, { config, schema }) {
     const exposer = Fastify({ loggerInstance: app.log, disableRequestLogging: true, ...serverOptions(config.http) })
     limitConnections(exposer, config.http)
     await exposer.register(errors)
-    exposer.get('/metrics', { schema }, exposition)
+    exposer.get('/metrics', exposition)
     app.decorate('metricsServer', exposer)
   }
 }
