@@ -68,7 +68,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
   // Waiting work is held here, where it can be ordered and a cancelled task simply removed;
   // Piscina is handed only what its threads can take at once. The queue orders tasks by their
   // size (work); the model turns work into milliseconds at its current rate.
-  const queue = new CostQueue({ bypass: Infinity })
+  // A task is overtaken by at most POOL_MAX_WAIT_MS of cheaper work, on every thread.
+  const queue = new CostQueue({ bypass: () => model.work(maxWaitMs * threads) })
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
@@ -90,7 +91,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
 
   // Why a new task would be refused now (for readiness), or undefined.
   function refusal () {
-    if (queue.size === 0 && balancer.idle(threads) > 0) return undefined
+    // An idle thread means an empty queue: pump() hands it the first waiting task at once.
+    if (balancer.idle(threads) > 0) return undefined
     if (queue.size >= maxQueue) return queueFull()
     if (predictedWaitMs() > maxWaitMs) return queueWait(predictedWaitMs())
   }
@@ -107,8 +109,6 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
       return settle(job, start(job, place))
     }
     if (queue.size >= maxQueue) throw queueFull()
-    // A task is overtaken by at most POOL_MAX_WAIT_MS of cheaper work, on every thread.
-    queue.bypass = model.work(maxWaitMs * threads)
     const spot = queue.place(work)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)

@@ -9,11 +9,12 @@
 export class CostQueue {
   #entries = []
   #work = 0
+  #bypass
 
-  // `bypass`: the cost of the work that may be placed ahead of a task after it was queued.
-  // Public, so the pool can follow its cost model's rate.
+  // `bypass()`: the cost of the work that may be placed ahead of a task after it was queued,
+  // asked at each placement, so that the pool can follow its cost model's rate.
   constructor ({ bypass }) {
-    this.bypass = bypass
+    this.#bypass = bypass
   }
 
   get size () {
@@ -30,10 +31,11 @@ export class CostQueue {
   // task that cheaper work has already overtaken by as much as it may be.
   place (cost) {
     const entries = this.#entries
+    const bypass = this.#bypass()
     let index = entries.length
     while (index > 0 && entries[index - 1].cost > cost) index--
     for (let i = index; i < entries.length; i++) {
-      if (entries[i].bypassed + cost > this.bypass) index = i + 1
+      if (entries[i].bypassed + cost > bypass) index = i + 1
     }
     let ahead = 0
     for (let i = 0; i < index; i++) ahead += entries[i].cost

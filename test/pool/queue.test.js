@@ -5,7 +5,7 @@ import { CostQueue } from '../../src/pool/queue.js'
 const drain = (queue) => Array.from({ length: queue.size }, () => queue.shift())
 
 test('tasks start cheapest first, equal costs in the order they came', async (t) => {
-  const queue = new CostQueue({ bypass: Infinity })
+  const queue = new CostQueue({ bypass: () => Infinity })
   for (const [item, cost] of [['a', 30], ['b', 10], ['c', 20], ['d', 10], ['e', 5]]) queue.push(item, cost)
   t.equal(queue.size, 5)
   t.equal(queue.work, 75)
@@ -15,7 +15,7 @@ test('tasks start cheapest first, equal costs in the order they came', async (t)
 })
 
 test('place() says where a task would wait and the work ahead of it, without queueing it', async (t) => {
-  const queue = new CostQueue({ bypass: Infinity })
+  const queue = new CostQueue({ bypass: () => Infinity })
   queue.push('big', 70)
   queue.push('small', 2)
   queue.push('mid', 6)
@@ -27,7 +27,7 @@ test('place() says where a task would wait and the work ahead of it, without que
 })
 
 test('an expensive task is overtaken by at most `bypass` of cheaper work, then starts', async (t) => {
-  const queue = new CostQueue({ bypass: 25 })
+  const queue = new CostQueue({ bypass: () => 25 })
   queue.push('big', 70)
   for (let i = 1; i <= 6; i++) queue.push(`small${i}`, 10)
   // 10 + 10 fit in 25 ms of overtaking; the third small task would make it 30.
@@ -35,7 +35,7 @@ test('an expensive task is overtaken by at most `bypass` of cheaper work, then s
 })
 
 test('a task placed behind an exhausted one keeps that one\'s place for everything behind it', async (t) => {
-  const queue = new CostQueue({ bypass: 15 })
+  const queue = new CostQueue({ bypass: () => 15 })
   queue.push('mid', 20)
   queue.push('big', 70)
   queue.push('small1', 10) // overtakes both: each has been overtaken by 10 ms now
@@ -46,7 +46,7 @@ test('a task placed behind an exhausted one keeps that one\'s place for everythi
 })
 
 test('a task dearer than `bypass` never overtakes anything', async (t) => {
-  const queue = new CostQueue({ bypass: 50 })
+  const queue = new CostQueue({ bypass: () => 50 })
   queue.push('big', 100)
   queue.push('bigger', 200)
   queue.push('huge', 60)
@@ -54,7 +54,7 @@ test('a task dearer than `bypass` never overtakes anything', async (t) => {
 })
 
 test('a cancelled task leaves the queue and its predicted work with it', async (t) => {
-  const queue = new CostQueue({ bypass: Infinity })
+  const queue = new CostQueue({ bypass: () => Infinity })
   queue.push('a', 10)
   const b = queue.push('b', 20)
   queue.push('c', 30)
@@ -66,7 +66,7 @@ test('a cancelled task leaves the queue and its predicted work with it', async (
 })
 
 test('the queued work is exactly zero once the queue empties, whatever the rounding', async (t) => {
-  const queue = new CostQueue({ bypass: Infinity })
+  const queue = new CostQueue({ bypass: () => Infinity })
   const costs = [0.1, 0.2, 0.7, 1e-9, 3.3]
   const entries = costs.map((cost, i) => queue.push(i, cost))
   t.equal(queue.shift(), 3, 'the cheapest first')
