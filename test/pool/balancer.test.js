@@ -33,26 +33,33 @@ test('a busy thread takes a second task only when the pool names it', async (t) 
 
 test('a busy thread is offered for a second task only while its work is predicted to end by the limit, the soonest first', async (t) => {
   const { balancer, clock, place } = setup()
-  place([worker(1, 0)], 40) // thread 1: done at 1040
-  place([worker(1, 1), worker(2, 0)], 3) // thread 2: done at 1003
+  const first = place([worker(2, 0)], 3) // thread 2: done at 1003
+  place([worker(1, 0), worker(2, 1)], 40) // thread 1: done at 1040
   t.equal(balancer.endingBy(1002), undefined, 'neither ends by 1002')
   t.equal(balancer.endingBy(1005), 2)
   t.equal(balancer.endingBy(2000), 2, 'both do: the one that ends first')
   clock.ms = 1001
-  t.equal(place([worker(1, 1), worker(2, 1)], 2, 2).thread, 2, 'a second task on thread 2: its work now ends at 1005')
+  t.equal(place([worker(1, 1), worker(2, 1)], 2, 2).thread, 2, 'a second task on thread 2, behind 2 ms of the first')
   t.equal(balancer.endingBy(2000), 1, 'thread 2 holds two tasks: only thread 1 is offered')
+  balancer.settled(first.thread)
+  t.equal(balancer.endingBy(1004), undefined, 'thread 2\'s work ends at 1005, after both tasks')
+  t.equal(balancer.endingBy(1005), 2)
 })
 
 test('a thread\'s predicted end runs from when it is handed work, and is forgotten when it is idle', async (t) => {
   const { balancer, clock, place } = setup()
-  const first = place([worker(7, 0)], 10)
-  clock.ms = 1500 // the first task is late: predicted to end by 1010
+  const late = place([worker(7, 0)], 10)
+  clock.ms = 1500 // the task is late: predicted to end by 1010
   t.equal(balancer.endingBy(1010), 7)
-  balancer.settled(first.thread)
+  balancer.settled(late.thread)
   t.equal(balancer.endingBy(Infinity), undefined, 'an idle thread is not offered as busy')
+  const early = place([worker(7, 0)], 100)
+  t.equal(balancer.endingBy(1599), undefined, 'its new task ends at 1600, not 1110')
+  t.equal(balancer.endingBy(1600), 7)
+  clock.ms = 1510 // done 90 ms early
+  balancer.settled(early.thread)
   place([worker(7, 0)], 10)
-  t.equal(balancer.endingBy(1509), undefined, 'its new task ends at 1510, not 1020')
-  t.equal(balancer.endingBy(1510), 7)
+  t.equal(balancer.endingBy(1520), 7, 'the next task ends at 1520, not behind the 1600 of the last')
 })
 
 test('a thread holding two tasks is idle only once both settle', async (t) => {

@@ -55,8 +55,9 @@ test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third
 })
 
 test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a dear one waits in the queue for an idle thread', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
-  const tasks = [app.inject('/fib?num=10'), app.inject('/fib?num=10')]
+  // The running task is predicted to end at once: only the second one's cost keeps it off the thread.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
+  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=10')]
   await until(() => app.pool.inFlight === 2)
   t.equal(app.pool.piscina.queueSize, 0)
   t.match(app.pool, { busy: 1, queued: 1 })
@@ -215,6 +216,24 @@ test('with POOL_TASKS_PER_THREAD=2 a cheap task waits in the queue, not on the t
   t.equal((await cheap).status, 200)
   const metrics = (await app.inject('/metrics')).body
   t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 0, 'it was not on the thread terminated to cancel the long task')
+})
+
+test('on two threads a queued task may be overtaken by twice POOL_MAX_WAIT_MS of cheaper work, POOL_MAX_WAIT_MS on each', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '120' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const blockers = [request('blocker', 5), request('blocker', 5)]
+  await until(() => app.pool.busy === 2)
+  const dear = request('dear', 10) // 100 ms, predicted to wait 50
+  await until(() => app.pool.queued === 1)
+  // Three of 40 ms, each ahead of the dear task (120 ms of the 240 it may be overtaken by): the
+  // third is predicted to wait (80 + 100) / 2 = 90 ms. Behind it, it would wait 140: refused.
+  const cheap = []
+  for (let n = 1; n <= 3; n++) {
+    cheap.push(request('cheap', 4))
+    await until(() => app.pool.queued === 1 + n)
+  }
+  t.same((await Promise.all([...blockers, dear, ...cheap])).map((res) => res.statusCode), Array(6).fill(200))
+  t.equal(order.at(-1), 'dear')
 })
 
 test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear one is refused once the predicted wait is over POOL_MAX_WAIT_MS', async (t) => {
