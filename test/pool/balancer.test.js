@@ -33,14 +33,15 @@ test('a busy thread takes a second task only when the pool names it', async (t) 
 
 test('a busy thread is offered for a second task only while its work is predicted to end by the limit, the soonest first', async (t) => {
   const { balancer, clock, place } = setup()
-  const first = place([worker(2, 0)], 3) // thread 2: done at 1003
-  place([worker(1, 0), worker(2, 1)], 40) // thread 1: done at 1040
-  t.equal(balancer.endingBy(1002), undefined, 'neither ends by 1002')
+  place([worker(1, 0)], 40) // thread 1: done at 1040
+  const first = place([worker(1, 1), worker(2, 0)], 3) // thread 2: done at 1003
+  place([worker(1, 1), worker(2, 1), worker(3, 0)], 20) // thread 3: done at 1020
+  t.equal(balancer.endingBy(1002), undefined, 'none ends by 1002')
   t.equal(balancer.endingBy(1005), 2)
-  t.equal(balancer.endingBy(2000), 2, 'both do: the one that ends first')
+  t.equal(balancer.endingBy(2000), 2, 'all do: the one that ends first, neither the first nor the last handed work')
   clock.ms = 1001
-  t.equal(place([worker(1, 1), worker(2, 1)], 2, 2).thread, 2, 'a second task on thread 2, behind 2 ms of the first')
-  t.equal(balancer.endingBy(2000), 1, 'thread 2 holds two tasks: only thread 1 is offered')
+  t.equal(place([worker(1, 1), worker(2, 1), worker(3, 1)], 2, 2).thread, 2, 'a second task on thread 2, behind 2 ms of the first')
+  t.equal(balancer.endingBy(2000), 3, 'thread 2 holds two tasks: it is not offered')
   balancer.settled(first.thread)
   t.equal(balancer.endingBy(1004), undefined, 'thread 2\'s work ends at 1005, after both tasks')
   t.equal(balancer.endingBy(1005), 2)
