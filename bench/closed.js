@@ -88,6 +88,11 @@ function computeFloorMs () {
   return median(Array.from({ length: 50 }, () => fibTask({ num: HEAVY }).computeMs))
 }
 
+const summary = (latencies) => {
+  const sorted = latencies.toSorted((a, b) => a - b)
+  return sorted.length ? { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1), count: sorted.length } : undefined
+}
+
 // Every workload on every server (already started), `rounds` times; the report of medians.
 export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   const list = workloads(threads)
@@ -100,8 +105,11 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   }
 
   const runs = Object.fromEntries(list.map((w) => [w.id, Object.fromEntries(servers.map((s) => [s.name, []]))]))
+  // The same /health probe on each idle server: the reference of the probe under load.
+  const idle = Object.fromEntries(servers.map((s) => [s.name, []]))
   for (let round = 0; round < rounds; round++) {
     if (round > 0) floors.push(computeFloorMs())
+    for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
     for (const workload of list) {
       // A rotating order: no server always runs first, or right after the same neighbour.
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
@@ -119,14 +127,13 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
     results[workload.id] = {}
     for (const server of servers) {
       const r = runs[workload.id][server.name]
-      const health = r.flatMap((x) => x.health ?? []).sort((a, b) => a - b)
       results[workload.id][server.name] = {
         rps: median(r.map((x) => x.rps)),
         p50: median(r.map((x) => x.p50)),
         p99: median(r.map((x) => x.p99)),
         errors: r.reduce((sum, x) => sum + x.errors, 0),
         shed: r.reduce((sum, x) => sum + x.shed, 0),
-        health: health.length ? { p50: percentile(health, 0.5), p99: percentile(health, 0.99), max: health.at(-1), count: health.length } : undefined
+        health: summary(r.flatMap((x) => x.health ?? []))
       }
     }
   }
@@ -137,6 +144,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
     computeFloorMs: median(floors),
     servers: servers.map(({ name, file, env, idleRssBytes, peakRssBytes }) => ({ name, file, env, idleRssBytes, peakRssBytes })),
     workloads: list,
-    results
+    results,
+    idleHealth: Object.fromEntries(servers.map((s) => [s.name, summary(idle[s.name])]))
   }
 }

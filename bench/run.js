@@ -37,6 +37,8 @@ const OPEN_LOOP_SERVERS = ['service', 'cluster prefork', 'primary + IPC pool']
 // name, entry file, extra environment. THREADS tells the baselines how many processes/children.
 const SERVERS = [
   { name: 'service', file: 'src/server.js', env: {} },
+  { name: 'service, LOG_LEVEL=error', file: 'src/server.js', env: { LOG_LEVEL: 'error' } },
+  { name: 'service, 2 tasks per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '2' } },
   { name: 'service, inline off', file: 'src/server.js', env: { FIB_INLINE_MAX_NUM: '0' } },
   { name: 'bare Fastify (no work)', file: 'bench/servers/bare.js' },
   { name: 'single thread', file: 'bench/servers/single.js' },
@@ -44,7 +46,8 @@ const SERVERS = [
   { name: 'fork per request', file: 'bench/servers/fork-per-request.js' },
   { name: 'thread per request', file: 'bench/servers/thread-per-request.js' },
   { name: 'primary + IPC pool', file: 'bench/servers/ipc-pool.js' },
-  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' }
+  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+  { name: 'typical Fastify app', file: 'bench/servers/typical.js' }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
 for (const [tool, install] of [['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']]) {
