@@ -1,0 +1,54 @@
+// node bench/latency.js: what a request costs beyond its own compute at concurrency 1, on the
+// service, the worker_threads pool (the floor of its architecture) and the cluster prefork.
+// wrk's medians at concurrency 1 compare runs a minute apart, while the speed of a core on this
+// shared machine drifts by a third within minutes; here every answer carries its own compute time
+// (computeMs), so each request's overhead is its latency less that, whatever the speed of the
+// moment. One keep-alive connection, ROUNDS rounds of REQUESTS requests per server, alternated.
+import http from 'node:http'
+import { availableCpus } from '../src/cpus.js'
+import { startAll } from './proc.js'
+import { median } from './stats.js'
+
+const REQUESTS = Number(process.env.REQUESTS || 300)
+const ROUNDS = 3
+const NUM = 27
+
+const servers = [
+  { name: 'service', file: 'src/server.js', env: {} },
+  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+  { name: 'cluster prefork', file: 'bench/servers/cluster.js' }
+].map((server, i) => ({ ...server, port: 4500 + i }))
+
+function fib (port, agent) {
+  return new Promise((resolve, reject) => {
+    const sent = process.hrtime.bigint()
+    http.get({ host: '127.0.0.1', port, path: `/fib?num=${NUM}`, agent }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => {
+        const ms = Number(process.hrtime.bigint() - sent) / 1e6
+        resolve({ ms, overheadMs: ms - JSON.parse(body).computeMs })
+      })
+    }).on('error', reject)
+  })
+}
+
+await startAll(servers, availableCpus().cpus)
+const overheads = Object.fromEntries(servers.map((s) => [s.name, []]))
+const latencies = Object.fromEntries(servers.map((s) => [s.name, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  for (const server of servers) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    for (let i = 0; i < REQUESTS; i++) {
+      const { ms, overheadMs } = await fib(server.port, agent)
+      latencies[server.name].push(ms)
+      overheads[server.name].push(overheadMs)
+    }
+    agent.destroy()
+  }
+}
+console.log(`fib(${NUM}) at concurrency 1, ${ROUNDS} x ${REQUESTS} requests a server: medians, ms`)
+for (const { name } of servers) {
+  console.log(`${name.padEnd(22)} latency ${median(latencies[name]).toFixed(2)}  beyond its own compute ${median(overheads[name]).toFixed(2)}`)
+}
+process.exit(0)
