@@ -49,22 +49,28 @@ export function wrk (url, connections, seconds) {
   })
 }
 
-// /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms.
+// One GET on `agent`'s connection: its latency in ms and its body.
+export function timedGet (port, path, agent) {
+  return new Promise((resolve, reject) => {
+    const sent = process.hrtime.bigint()
+    http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - sent) / 1e6, body }))
+    }).on('error', reject)
+  })
+}
+
+// /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms (a failed
+// request counts for none).
 async function probeHealth (port, ms) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   const latencies = []
   const end = Date.now() + ms
   while (Date.now() < end) {
-    const sent = process.hrtime.bigint()
-    await new Promise((resolve) => {
-      http.get({ host: '127.0.0.1', port, path: '/health', agent }, (res) => {
-        res.resume()
-        res.on('end', () => {
-          latencies.push(Number(process.hrtime.bigint() - sent) / 1e6)
-          resolve()
-        })
-      }).on('error', resolve)
-    })
+    const answer = await timedGet(port, '/health', agent).catch(() => undefined)
+    if (answer !== undefined) latencies.push(answer.ms)
     await sleep(HEALTH_EVERY_MS)
   }
   agent.destroy()

@@ -6,6 +6,7 @@
 // moment. One keep-alive connection, ROUNDS rounds of REQUESTS requests per server, alternated.
 import http from 'node:http'
 import { availableCpus } from '../src/cpus.js'
+import { timedGet } from './closed.js'
 import { startAll } from './proc.js'
 import { median } from './stats.js'
 
@@ -19,18 +20,9 @@ const servers = [
   { name: 'cluster prefork', file: 'bench/servers/cluster.js' }
 ].map((server, i) => ({ ...server, port: 4500 + i }))
 
-function fib (port, agent) {
-  return new Promise((resolve, reject) => {
-    const sent = process.hrtime.bigint()
-    http.get({ host: '127.0.0.1', port, path: `/fib?num=${NUM}`, agent }, (res) => {
-      let body = ''
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => {
-        const ms = Number(process.hrtime.bigint() - sent) / 1e6
-        resolve({ ms, overheadMs: ms - JSON.parse(body).computeMs })
-      })
-    }).on('error', reject)
-  })
+async function fib (port, agent) {
+  const { ms, body } = await timedGet(port, `/fib?num=${NUM}`, agent)
+  return { ms, overheadMs: ms - JSON.parse(body).computeMs }
 }
 
 await startAll(servers, availableCpus().cpus)
