@@ -18,9 +18,15 @@ import readyRoute from './routes/ready.js'
 // A client's x-request-id is kept when it is a sane token, so it cannot bloat or garble the logs.
 const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/
 
-function requestId (req) {
+export function requestId (req) {
   const id = req.headers['x-request-id']
   return typeof id === 'string' && USABLE_REQUEST_ID.test(id) ? id : randomUUID()
+}
+
+// Callback-style hooks on the hot path: no promise per request (measured in bench/README.md).
+export function echoRequestId (request, reply, done) {
+  reply.header('x-request-id', request.id)
+  done()
 }
 
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
@@ -43,11 +49,7 @@ export async function build (config, { logger = { level: config.logLevel }, task
   const spec = readSpec({ fibMaxNum: config.fibMaxNum })
   const resolved = dereference(spec)
 
-  // Callback-style hooks on the hot path: no promise per request (measured in bench/README.md).
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
+  app.addHook('onRequest', echoRequestId)
 
   await app.register(errors)
   await app.register(drain)
