@@ -50,7 +50,7 @@ export function wrk (url, connections, seconds) {
 }
 
 // One GET on `agent`'s connection: its latency in ms and its body.
-export function timedGet (port, path, agent) {
+function timedGet (port, path, agent) {
   return new Promise((resolve, reject) => {
     const sent = process.hrtime.bigint()
     http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
@@ -60,6 +60,23 @@ export function timedGet (port, path, agent) {
       res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - sent) / 1e6, body }))
     }).on('error', reject)
   })
+}
+
+// One GET of fib(`num`) on `agent`'s connection: its latency, and that less the compute time the
+// answer reports (what the request cost beyond its own work, whatever the core's speed), in ms.
+export async function timedFib (port, num, agent) {
+  const { ms, body } = await timedGet(port, `/fib?num=${num}`, agent)
+  return { ms, overheadMs: ms - JSON.parse(body).computeMs }
+}
+
+// `count` requests of the heavy task one after the other on one keep-alive connection; what each
+// cost beyond its own compute, in ms.
+async function overheadsAtOne (port, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  const overheads = []
+  for (let i = 0; i < count; i++) overheads.push((await timedFib(port, HEAVY, agent)).overheadMs)
+  agent.destroy()
+  return overheads
 }
 
 // /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms (a failed
@@ -113,9 +130,14 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   const runs = Object.fromEntries(list.map((w) => [w.id, Object.fromEntries(servers.map((s) => [s.name, []]))]))
   // The same /health probe on each idle server: the reference of the probe under load.
   const idle = Object.fromEntries(servers.map((s) => [s.name, []]))
+  // At concurrency 1, latency beyond each answer's own compute: wrk's medians compare runs a
+  // minute apart, while a core's speed here drifts by a third within minutes.
+  const overheads = Object.fromEntries(servers.map((s) => [s.name, []]))
+  const overheadRequests = Math.max(10, 20 * seconds)
   for (let round = 0; round < rounds; round++) {
     if (round > 0) floors.push(computeFloorMs())
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
+    for (const server of servers) overheads[server.name].push(...await overheadsAtOne(server.port, overheadRequests))
     for (const workload of list) {
       // A rotating order: no server always runs first, or right after the same neighbour.
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
@@ -151,6 +173,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
     servers: servers.map(({ name, file, env, idleRssBytes, peakRssBytes }) => ({ name, file, env, idleRssBytes, peakRssBytes })),
     workloads: list,
     results,
-    idleHealth: Object.fromEntries(servers.map((s) => [s.name, summary(idle[s.name])]))
+    idleHealth: Object.fromEntries(servers.map((s) => [s.name, summary(idle[s.name])])),
+    overheadAtOneMs: Object.fromEntries(servers.map((s) => [s.name, median(overheads[s.name])]))
   }
 }

@@ -6,24 +6,18 @@
 // moment. One keep-alive connection, ROUNDS rounds of REQUESTS requests per server, alternated.
 import http from 'node:http'
 import { availableCpus } from '../src/cpus.js'
-import { timedGet } from './closed.js'
+import { HEAVY, timedFib } from './closed.js'
 import { startAll } from './proc.js'
 import { median } from './stats.js'
 
 const REQUESTS = Number(process.env.REQUESTS || 300)
 const ROUNDS = 3
-const NUM = 27
 
 const servers = [
   { name: 'service', file: 'src/server.js', env: {} },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
   { name: 'cluster prefork', file: 'bench/servers/cluster.js' }
 ].map((server, i) => ({ ...server, port: 4500 + i }))
-
-async function fib (port, agent) {
-  const { ms, body } = await timedGet(port, `/fib?num=${NUM}`, agent)
-  return { ms, overheadMs: ms - JSON.parse(body).computeMs }
-}
 
 await startAll(servers, availableCpus().cpus)
 const overheads = Object.fromEntries(servers.map((s) => [s.name, []]))
@@ -32,14 +26,14 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const server of servers) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     for (let i = 0; i < REQUESTS; i++) {
-      const { ms, overheadMs } = await fib(server.port, agent)
+      const { ms, overheadMs } = await timedFib(server.port, HEAVY, agent)
       latencies[server.name].push(ms)
       overheads[server.name].push(overheadMs)
     }
     agent.destroy()
   }
 }
-console.log(`fib(${NUM}) at concurrency 1, ${ROUNDS} x ${REQUESTS} requests a server: medians, ms`)
+console.log(`fib(${HEAVY}) at concurrency 1, ${ROUNDS} x ${REQUESTS} requests a server: medians, ms`)
 for (const { name } of servers) {
   console.log(`${name.padEnd(22)} latency ${median(latencies[name]).toFixed(2)}  beyond its own compute ${median(overheads[name]).toFixed(2)}`)
 }
