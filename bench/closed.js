@@ -64,19 +64,19 @@ function timedGet (port, path, agent) {
 
 // One GET of fib(`num`) on `agent`'s connection: its latency, and that less the compute time the
 // answer reports (what the request cost beyond its own work, whatever the core's speed), in ms.
-export async function timedFib (port, num, agent) {
+async function timedFib (port, num, agent) {
   const { ms, body } = await timedGet(port, `/fib?num=${num}`, agent)
   return { ms, overheadMs: ms - JSON.parse(body).computeMs }
 }
 
-// `count` requests of the heavy task one after the other on one keep-alive connection; what each
-// cost beyond its own compute, in ms.
-async function overheadsAtOne (port, count) {
+// `count` requests of the heavy task one after the other on one keep-alive connection: each one's
+// { ms, overheadMs }.
+export async function atConcurrencyOne (port, count) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-  const overheads = []
-  for (let i = 0; i < count; i++) overheads.push((await timedFib(port, HEAVY, agent)).overheadMs)
+  const answers = []
+  for (let i = 0; i < count; i++) answers.push(await timedFib(port, HEAVY, agent))
   agent.destroy()
-  return overheads
+  return answers
 }
 
 // /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms (a failed
@@ -137,7 +137,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   for (let round = 0; round < rounds; round++) {
     if (round > 0) floors.push(computeFloorMs())
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
-    for (const server of servers) overheads[server.name].push(...await overheadsAtOne(server.port, overheadRequests))
+    for (const server of servers) overheads[server.name].push(...(await atConcurrencyOne(server.port, overheadRequests)).map((answer) => answer.overheadMs))
     for (const workload of list) {
       // A rotating order: no server always runs first, or right after the same neighbour.
       const order = servers.map((_, i) => servers[(i + round) % servers.length])

@@ -23,7 +23,7 @@ import { setImmediate as turn } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import pino from 'pino'
-import { build, echoRequestId, requestId } from '../src/app.js'
+import { build, echoRequestId, poolOptions, requestId } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import drain, { refuseWhileClosing } from '../src/drain.js'
 import errors, { frameworkError } from '../src/errors.js'
@@ -35,7 +35,7 @@ import { RequestLog } from '../src/request-log.js'
 import fibRoute from '../src/routes/fib.js'
 import fibTask from '../workers/fib.js'
 import { TRIVIAL } from './closed.js'
-import { median } from './stats.js'
+import { median, percentile } from './stats.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, 'bench/out')
@@ -74,14 +74,7 @@ const FEATURES = [
   },
   {
     name: 'the pool and the metrics (an onResponse hook, the inline counter)',
-    app: (app) => app.register(pool, {
-      threads: config.poolThreads,
-      maxQueue: config.poolMaxQueue,
-      maxWaitMs: config.poolMaxWaitMs,
-      tasksPerThread: config.poolTasksPerThread,
-      nice: config.poolThreadNice,
-      timeoutMs: config.requestTimeoutMs
-    }).register(metrics, { config })
+    app: (app) => app.register(pool, poolOptions(config)).register(metrics, { config })
   }
 ]
 
@@ -130,8 +123,7 @@ for (let round = 0; round < ROUNDS; round++) {
 await Promise.all(apps.map(({ app }) => app.close()))
 
 const f = (x) => x.toFixed(1)
-const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) * q)]
-const cost = apps.map((entry) => quantile(entry.us, QUANTILE))
+const cost = apps.map((entry) => percentile(entry.us.toSorted((a, b) => a - b), QUANTILE))
 const lines = [
   `# The trivial path's features (${new Date().toISOString().slice(0, 10)}, GET ${URL_PATH} through inject, ${ROUNDS} rounds of ${REQUESTS} requests an app)`, '',
   `Main-thread time per request, in microseconds: the ${QUANTILE * 100}th percentile of each step's rounds, what it adds to the step it builds on, and the median of its rounds.`, '',

@@ -4,9 +4,8 @@
 // shared machine drifts by a third within minutes; here every answer carries its own compute time
 // (computeMs), so each request's overhead is its latency less that, whatever the speed of the
 // moment. One keep-alive connection, ROUNDS rounds of REQUESTS requests per server, alternated.
-import http from 'node:http'
 import { availableCpus } from '../src/cpus.js'
-import { HEAVY, timedFib } from './closed.js'
+import { atConcurrencyOne, HEAVY } from './closed.js'
 import { startAll } from './proc.js'
 import { median } from './stats.js'
 
@@ -24,13 +23,10 @@ const overheads = Object.fromEntries(servers.map((s) => [s.name, []]))
 const latencies = Object.fromEntries(servers.map((s) => [s.name, []]))
 for (let round = 0; round < ROUNDS; round++) {
   for (const server of servers) {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-    for (let i = 0; i < REQUESTS; i++) {
-      const { ms, overheadMs } = await timedFib(server.port, HEAVY, agent)
+    for (const { ms, overheadMs } of await atConcurrencyOne(server.port, REQUESTS)) {
       latencies[server.name].push(ms)
       overheads[server.name].push(overheadMs)
     }
-    agent.destroy()
   }
 }
 console.log(`fib(${HEAVY}) at concurrency 1, ${ROUNDS} x ${REQUESTS} requests a server: medians, ms`)

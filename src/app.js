@@ -29,6 +29,16 @@ export function echoRequestId (request, reply, done) {
   done()
 }
 
+// The pool's settings, from the service's.
+export const poolOptions = (config) => ({
+  threads: config.poolThreads,
+  maxQueue: config.poolMaxQueue,
+  maxWaitMs: config.poolMaxWaitMs,
+  tasksPerThread: config.poolTasksPerThread,
+  nice: config.poolThreadNice,
+  timeoutMs: config.requestTimeoutMs
+})
+
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
 // (its worker file, the size of an input, a calibration input: see FIB_TASK in pool/index.js,
 // the pool's default); `execArgv`, the worker threads' node options, inherited unless given.
@@ -53,16 +63,7 @@ export async function build (config, { logger = { level: config.logLevel }, task
 
   await app.register(errors)
   await app.register(drain)
-  await app.register(pool, {
-    threads: config.poolThreads,
-    maxQueue: config.poolMaxQueue,
-    maxWaitMs: config.poolMaxWaitMs,
-    tasksPerThread: config.poolTasksPerThread,
-    nice: config.poolThreadNice,
-    timeoutMs: config.requestTimeoutMs,
-    task,
-    execArgv
-  })
+  await app.register(pool, { ...poolOptions(config), task, execArgv })
   await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(swagger, { mode: 'static', specification: { document: spec } })
   await app.register(swaggerUi, { routePrefix: '/docs' })
