@@ -25,7 +25,8 @@ const FIB_TASK = {
   calibration: { num: 25 }
 }
 
-const CALIBRATION_ROUNDS = 3
+// Calibration runs the input this many times on every thread; each thread's fastest run counts.
+export const CALIBRATION_ROUNDS = 5
 // With POOL_TASKS_PER_THREAD=2, the most a task may be predicted to compute to be handed to a busy
 // thread, and the most the task running there may be predicted to have left. Waiting there saves
 // the round trip through the main thread (0.1-0.3 ms), worth having for tasks up to about twenty
@@ -57,13 +58,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, tasksPerThread, nice, 
     execArgv
   })
   // A round of one task per thread loads the task module everywhere before the app is ready, so
-  // the first requests do not pay for thread start-up. The cost model learns from the last round
-  // only: the first runs of fresh code are up to twice as slow, before the JIT optimises it.
+  // the first requests do not pay for thread start-up. The cost model learns from each thread's
+  // fastest run: the first runs of fresh code are up to twice as slow, before the JIT optimises
+  // it, and any run can be stretched by the scheduler (a container at its CPU quota is paused for
+  // the rest of the 100 ms period). Noise only lengthens a run: learning from a last round that
+  // happened to be paused made fib(43), 6 s, look like more than the 30 s deadline allows.
   const model = new CostModel()
+  const fastest = new Map()
   for (let round = 1; round <= CALIBRATION_ROUNDS; round++) {
     const measured = await Promise.all(Array.from({ length: threads }, () => piscina.run(task.calibration)))
-    if (round === CALIBRATION_ROUNDS) for (const { computeMs } of measured) model.observe(task.work(task.calibration), computeMs)
+    for (const { threadId, computeMs } of measured) fastest.set(threadId, Math.min(computeMs, fastest.get(threadId) ?? Infinity))
   }
+  for (const computeMs of fastest.values()) model.observe(task.work(task.calibration), computeMs)
 
   // Waiting work is held here, where it can be ordered and a cancelled task simply removed;
   // Piscina is handed only what its threads can take at once. The queue orders tasks by their

@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
+import { CALIBRATION_ROUNDS } from '../../src/pool/index.js'
 import { build, SIZED_TEST_TASK, TEST_TASK, until, value } from '../helper.js'
 
 const threadIds = (app) => app.pool.piscina.threads.map((thread) => thread.threadId).sort()
@@ -309,6 +310,14 @@ test('the cost model learns from completed tasks, and /metrics shows how far off
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_count'), 1)
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="1"'), 1, 'measured 50 ms, predicted 50 ms')
   t.equal(value(metrics, 'fib_pool_task_prediction_ratio_bucket', 'le="0.9"'), 0)
+})
+
+test('a calibration run paused ten times longer, in any round, on every thread, leaves the cost model where the other runs put it', async (t) => {
+  for (let slowOnCall = 1; slowOnCall <= CALIBRATION_ROUNDS; slowOnCall++) {
+    const { app } = await build(t, { POOL_THREADS: '2' }, { task: { ...SIZED_TEST_TASK, calibration: { num: 3, slowOnCall } } })
+    t.equal(app.pool.predict({ num: 7 }), 70, `round ${slowOnCall} of ${CALIBRATION_ROUNDS} slow: still 10 ms per unit`)
+    await app.close()
+  }
 })
 
 test('the real task\'s predicted cost grows as fib does: by the golden ratio from one num to the next', async (t) => {
