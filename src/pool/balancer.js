@@ -31,7 +31,9 @@ export class Balancer {
     let behind = null
     for (const worker of workers) {
       if (worker.currentUsage === 0) return this.#choose(worker)
-      if (worker.id === this.#behind && worker.isRunningAbortableTask) behind = worker
+      // Exactly one task there, with a signal (Piscina counts it as Infinity) or without (a task
+      // that waited behind another and now runs): never behind two.
+      if (worker.id === this.#behind && (worker.isRunningAbortableTask || worker.currentUsage === 1)) behind = worker
     }
     return behind === null ? null : this.#choose(behind)
   }

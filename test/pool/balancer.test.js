@@ -2,8 +2,9 @@ import { test } from 'tap'
 import { Balancer } from '../../src/pool/balancer.js'
 
 // Piscina's view of a worker: its id and how many tasks it runs (a single abortable task counts
-// as Infinity in Piscina, with isRunningAbortableTask set).
-const worker = (id, tasks) => ({ id, currentUsage: tasks === 1 ? Infinity : tasks, isRunningAbortableTask: tasks === 1 })
+// as Infinity in Piscina, with isRunningAbortableTask set). A task handed behind another carries
+// no signal: `abortable` false is one such task running alone.
+const worker = (id, tasks, abortable = tasks === 1) => ({ id, currentUsage: abortable ? Infinity : tasks, isRunningAbortableTask: abortable })
 
 // A balancer on a clock the test moves, and a hand-over through it to Piscina's `workers`.
 function setup () {
@@ -29,6 +30,12 @@ test('a busy thread takes a second task only when the pool names it', async (t) 
   t.equal(balancer.idle(3), 2, 'the unplaced task is counted as taking a thread')
   t.equal(place(workers, 1, 3).thread, 3, 'the named thread, with one task')
   t.equal(place(workers, 1, 2).thread, undefined, 'never a thread with two')
+})
+
+test('a thread whose one task carries no signal (it waited behind another, which has ended) takes a second task too', async (t) => {
+  const { place } = setup()
+  t.equal(place([worker(1, 1, false), worker(2, 2)], 1, 1).thread, 1)
+  t.equal(place([worker(1, 2), worker(2, 2)], 1, 1).thread, undefined, 'not once it holds two without signals')
 })
 
 test('a busy thread is offered for a second task only while its work is predicted to end by the limit, the soonest first', async (t) => {

@@ -55,6 +55,21 @@ test('with POOL_TASKS_PER_THREAD=2 a second task waits on a busy thread, a third
   for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
 })
 
+test('with POOL_TASKS_PER_THREAD=2 a cheap task also waits behind a task that itself waited on the thread and now runs there', async (t) => {
+  // Predicted to take no time: every one may wait on a busy thread.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.001, 40: 0.001 }) })
+  const first = app.inject('/fib?num=30') // 300 ms
+  await until(() => app.pool.busy === 1)
+  const second = app.inject('/fib?num=40') // 400 ms, behind the first
+  await until(() => app.pool.inFlight === 2)
+  t.equal((await first).statusCode, 200)
+  t.equal(app.pool.inFlight, 1, 'the second now runs, without a signal of its own')
+  const third = app.inject('/fib?num=30')
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'the third was handed to the thread, behind the second')
+  t.same([(await second).statusCode, (await third).statusCode], [200, 200])
+})
+
 test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a dear one waits in the queue for an idle thread', async (t) => {
   // The running task is predicted to end at once: only the second one's cost keeps it off the thread.
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
