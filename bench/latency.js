@@ -1,5 +1,6 @@
 // node bench/latency.js: what a request costs beyond its own compute at concurrency 1, on the
-// service, the worker_threads pool (the floor of its architecture) and the cluster prefork.
+// service, the worker_threads pool (the floor of its architecture), Fastify and Piscina alone (the
+// floor of its hand-off) and the cluster prefork.
 // wrk's medians at concurrency 1 compare runs a minute apart, while the speed of a core on this
 // shared machine drifts by a third within minutes; here every answer carries its own compute time
 // (computeMs), so each request's overhead is its latency less that, whatever the speed of the
@@ -15,6 +16,7 @@ const ROUNDS = 3
 const servers = [
   { name: 'service', file: 'src/server.js', env: {} },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
   { name: 'cluster prefork', file: 'bench/servers/cluster.js' }
 ].map((server, i) => ({ ...server, port: 4500 + i }))
 

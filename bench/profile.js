@@ -44,7 +44,8 @@ const CASES = {
     connections: 4,
     servers: [
       { name: 'service, LOG_LEVEL=warn', file: 'src/server.js', env: { LOG_LEVEL: 'warn' } },
-      { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' }
+      { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+      { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
     ]
   }
 }

@@ -32,7 +32,7 @@ const FIRST_PORT = 4100
 // The open loop: 20 s per server and load (about 6 minutes a round).
 const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS || (args.smoke ? 2 : 20))
 const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || 1)
-const OPEN_LOOP_SERVERS = ['service', 'cluster prefork', 'primary + IPC pool']
+const OPEN_LOOP_SERVERS = ['service', 'service, 2 tasks per thread', 'cluster prefork', 'primary + IPC pool']
 
 // name, entry file, extra environment. THREADS tells the baselines how many processes/children.
 const SERVERS = [
@@ -47,6 +47,7 @@ const SERVERS = [
   { name: 'thread per request', file: 'bench/servers/thread-per-request.js' },
   { name: 'primary + IPC pool', file: 'bench/servers/ipc-pool.js' },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
   { name: 'typical Fastify app', file: 'bench/servers/typical.js' }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 

@@ -10,13 +10,15 @@ export const THREADS = Number(process.env.THREADS || 2)
 // The same work and the same body as the service's.
 export { fibTask }
 
-// A Fastify app with /health and a /fib whose handler `compute(num)` resolves to the body.
-export async function serve (compute) {
+// A Fastify app with /health and a /fib whose handler `compute(num, signal)` resolves to the
+// body. With `{ signal: true }` it is handed the request's signal (which Fastify creates on first
+// use, so the others go without).
+export async function serve (compute, { signal = false } = {}) {
   const app = Fastify({ logger: false })
   app.get('/health', async () => ({ status: 'ok' }))
   app.get('/fib', async (request) => {
     const num = Number(request.query.num)
-    return { num, ...await compute(num) }
+    return { num, ...await compute(num, signal ? request.signal : undefined) }
   })
   await app.listen({ port: PORT, host: HOST })
   return app

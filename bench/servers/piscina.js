@@ -1,0 +1,16 @@
+// Baseline 7, the floor of the service's hand-off: Fastify and Piscina with THREADS fixed threads
+// and nothing else, each task carrying its request's signal, as a task must to be cancelled when
+// its client goes away. Against the worker_threads pool it prices Piscina; against the service,
+// everything the service adds (its queue, deadlines, metrics, logs, hooks).
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import { serve, THREADS } from './common.js'
+
+const piscina = new Piscina({
+  filename: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
+  minThreads: THREADS,
+  maxThreads: THREADS,
+  idleTimeout: Infinity
+})
+
+await serve((num, signal) => piscina.run({ num }, { signal }), { signal: true })
