@@ -35,7 +35,10 @@ const CASES = {
     servers: [
       { name: 'service, LOG_LEVEL=error', file: 'src/server.js', env: { LOG_LEVEL: 'error' } },
       { name: 'service, LOG_LEVEL=info', file: 'src/server.js', env: { LOG_LEVEL: 'info' } },
-      { name: 'bare Fastify', file: 'bench/servers/bare.js' }
+      { name: 'bare Fastify', file: 'bench/servers/bare.js' },
+      // The single-thread server made to spin 12 us a request: how a slower server's own
+      // per-request costs (the socket write among them) change with its rate.
+      { name: 'bare Fastify, 12 us spin', file: 'bench/servers/spin.js', env: { SPIN_US: '12' } }
     ]
   },
   heavy: {
