@@ -47,11 +47,11 @@ function share (file, args, pattern) {
   return line === undefined ? 0 : Number(line.match(/([\d.]+)%/)[1]) / 100
 }
 
+mkdirSync(OUT, { recursive: true })
 await startAll(servers, 2)
 for (let round = 0; round < ROUNDS; round++) {
   for (const server of servers) {
     const file = join(OUT, `kernel-${server.port}.data`)
-    mkdirSync(OUT, { recursive: true })
     await wrk(`http://127.0.0.1:${server.port}/fib?num=${TRIVIAL}`, 64, 1)
     const load = wrk(`http://127.0.0.1:${server.port}/fib?num=${TRIVIAL}`, 64, SECONDS)
     await sleep(500)
