@@ -9,23 +9,19 @@
 //   node bench/kernel.js                  # 2 rounds of 4 s per server; writes bench/out/kernel.md
 //   BENCH_ROUNDS=3 BENCH_SECONDS=5 node bench/kernel.js
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { TRIVIAL, wrk } from './closed.js'
-import { startAll } from './proc.js'
+import { mainThreadCpuMs, requireTools, startAll } from './proc.js'
 import { median } from './stats.js'
 
 const OUT = fileURLToPath(new URL('./out', import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 2)
 const SECONDS = Number(process.env.BENCH_SECONDS || 4)
-const TICKS_PER_S = 100
 
-if (spawnSync('perf', ['--version']).error) {
-  console.error('bench: perf is not installed (Debian: apt-get install linux-perf)')
-  process.exit(1)
-}
+requireTools([['wrk', 'Debian: apt-get install wrk'], ['perf', 'Debian: apt-get install linux-perf']])
 
 const servers = [
   { name: 'bare Fastify', file: 'bench/servers/spin.js', env: { SPIN_US: '0' } },
@@ -33,12 +29,6 @@ const servers = [
   { name: 'bare Fastify, 12 us spin', file: 'bench/servers/spin.js', env: { SPIN_US: '12' } },
   { name: 'service, LOG_LEVEL=error', file: 'src/server.js', env: { LOG_LEVEL: 'error' } }
 ].map((server, i) => ({ ...server, port: 4700 + i, runs: [] }))
-
-const ticks = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
-  return utime + stime
-}
 
 // The share (0-1) of perf's samples in `file` on the line of `report` matching `pattern`.
 function share (file, args, pattern) {
@@ -55,9 +45,9 @@ for (let round = 0; round < ROUNDS; round++) {
     await wrk(`http://127.0.0.1:${server.port}/fib?num=${TRIVIAL}`, 64, 1)
     const load = wrk(`http://127.0.0.1:${server.port}/fib?num=${TRIVIAL}`, 64, SECONDS)
     await sleep(500)
-    const before = ticks(server.pid)
+    const before = mainThreadCpuMs(server.pid)
     const perf = spawnSync('perf', ['record', '-q', '-g', '-t', String(server.pid), '-o', file, '--', 'sleep', String(SECONDS - 1)])
-    const cpuUs = (ticks(server.pid) - before) * 1e6 / TICKS_PER_S
+    const cpuUs = (mainThreadCpuMs(server.pid) - before) * 1000
     const { rps } = await load
     if (perf.status !== 0) throw new Error(`perf record failed: ${perf.stderr}`)
     const perRequest = cpuUs / (rps * (SECONDS - 1))

@@ -1,11 +1,30 @@
 // The benchmark's servers as child processes: start, wait until they answer, measure, stop.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// The kernel's clock ticks, in which /proc counts CPU time.
+const TICKS_PER_S = 100
+
+// Stops the process with one line naming the first of `tools` ([command, how to install]) missing.
+export function requireTools (tools) {
+  for (const [tool, install] of tools) {
+    if (spawnSync(tool, ['--version']).error) {
+      console.error(`bench: ${tool} is not installed (${install})`)
+      process.exit(1)
+    }
+  }
+}
+
+// CPU time the main thread of process `pid` has used so far, in ms.
+export function mainThreadCpuMs (pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
+  return (utime + stime) * 1000 / TICKS_PER_S
+}
 
 // Starts `server` ({ file, port, env, nodeArgs }) with THREADS=threads (the baselines' processes/children).
 export function start (server, threads) {

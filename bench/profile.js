@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { availableCpus } from '../src/cpus.js'
 import { wrk } from './closed.js'
-import { start, waitReady } from './proc.js'
+import { mainThreadCpuMs, start, waitReady } from './proc.js'
 
 const { values: args } = parseArgs({ options: { case: { type: 'string', default: 'all' } } })
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -25,7 +25,6 @@ const OUT = join(ROOT, 'bench/out')
 const SECONDS = Number(process.env.BENCH_SECONDS || 5)
 // As in npm run bench: the baselines get as many threads as the service's pool.
 const THREADS = availableCpus().cpus
-const TICKS_PER_S = 100
 
 const CASES = {
   trivial: {
@@ -70,12 +69,6 @@ function ownerOf ({ url }) {
     const m = url.match(pattern)
     if (m) return typeof owner === 'function' ? owner(m) : owner
   }
-}
-
-function mainThreadCpuMs (pid) {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
-  return (utime + stime) * 1000 / TICKS_PER_S
 }
 
 // Milliseconds of the main thread's samples by owner (idle left out).

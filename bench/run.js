@@ -6,7 +6,6 @@
 //                                      # then the open loop (k6), about 6 minutes; writes bench/
 //   npm run bench -- --suite open      # only the open loop (or --suite closed)
 //   npm run bench -- --smoke           # seconds-long runs: keeps the harness working (CI)
-import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +16,7 @@ import { chart } from './chart.js'
 import { runClosed } from './closed.js'
 import { hockey } from './hockey.js'
 import { runOpen } from './open.js'
-import { startAll } from './proc.js'
+import { requireTools, startAll } from './proc.js'
 import { closedMarkdown, openMarkdown } from './report.js'
 
 const { values: args } = parseArgs({
@@ -51,12 +50,7 @@ const SERVERS = [
   { name: 'typical Fastify app', file: 'bench/servers/typical.js' }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
-for (const [tool, install] of [['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']]) {
-  if (spawnSync(tool, ['--version']).error) {
-    console.error(`bench: ${tool} is not installed (${install})`)
-    process.exit(1)
-  }
-}
+requireTools([['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']])
 mkdirSync(OUT, { recursive: true })
 const machine = { cpu: cpus()[0]?.model, cpus: N, node: process.version, date: new Date().toISOString().slice(0, 10) }
 const write = (name, report, markdown, svg) => {
