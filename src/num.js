@@ -4,14 +4,16 @@
 export const MAX_NUM_LENGTH = 20
 
 // Returns { num } for a plain decimal integer from 0 to max, else { message } saying what was wrong.
+// The messages are built only for a refusal: a valid num costs no string (bench/README.md).
+const range = (max) => `an integer from 0 to ${max}`
+
 export function parseNum (value, max) {
-  const range = `an integer from 0 to ${max}`
-  if (value === undefined) return { message: `num is required: give ${range}, e.g. /fib?num=${Math.min(30, max)}` }
+  if (value === undefined) return { message: `num is required: give ${range(max)}, e.g. /fib?num=${Math.min(30, max)}` }
   if (Array.isArray(value)) return { message: `num was given ${value.length} times: give it once` }
-  if (value === '') return { message: `num is empty: give ${range}` }
-  if (value.length > MAX_NUM_LENGTH) return { message: `num is too long (${value.length} characters): give ${range}` }
-  if (/^-[0-9]+$/.test(value)) return { message: `num must not be negative, got ${value}: give ${range}` }
+  if (value === '') return { message: `num is empty: give ${range(max)}` }
+  if (value.length > MAX_NUM_LENGTH) return { message: `num is too long (${value.length} characters): give ${range(max)}` }
   if (!/^[0-9]+$/.test(value)) {
+    if (/^-[0-9]+$/.test(value)) return { message: `num must not be negative, got ${value}: give ${range(max)}` }
     return { message: `num must be a plain decimal integer (digits only) from 0 to ${max}, got ${JSON.stringify(value)}` }
   }
   const num = Number(value)

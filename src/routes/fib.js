@@ -24,7 +24,8 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
     // Cheaper than the hand-off to a thread: computed here, in microseconds (threadId 0).
     if (num <= inlineUpTo) {
       app.metrics.inline.inc()
-      return { num, ...fibTask({ num }) }
+      const { result, threadId, computeMs } = fibTask({ num })
+      return { num, result, threadId, computeMs }
     }
     try {
       const { result, threadId, computeMs } = await app.pool.run({ num }, request.signal)
