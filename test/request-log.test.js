@@ -22,6 +22,12 @@ test('at debug, each poll has its line, at debug, failing ones too', async (t) =
   t.same(levels, { '/health': 20, '/ready': 20, '/metrics': 20, '/fib?num=20': 30, closing: 20 })
 })
 
+test('at warn, no request writes a line, polls or work, answered or refused', async (t) => {
+  const { app, logs } = await build(t, {}, { level: 'warn' })
+  for (const url of [...POLLS, '/fib?num=20', '/fib?num=x', '/nowhere']) await app.inject(url)
+  t.same(logs.filter((line) => line.msg === 'request completed'), [])
+})
+
 test('a long URL is logged cut short, with its length: a client cannot write lines of any size', async (t) => {
   const { app, logs } = await build(t)
   const url = `/fib?num=${'9'.repeat(5000)}`
