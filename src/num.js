@@ -3,10 +3,10 @@
 // More digits than this is not a number anyone means: refused before any parsing.
 export const MAX_NUM_LENGTH = 20
 
-// Returns { num } for a plain decimal integer from 0 to max, else { message } saying what was wrong.
-// The messages are built only for a refusal: a valid num costs no string (bench/README.md).
+// The messages are built only for a refusal: a valid num costs no string.
 const range = (max) => `an integer from 0 to ${max}`
 
+// Returns { num } for a plain decimal integer from 0 to max, else { message } saying what was wrong.
 export function parseNum (value, max) {
   if (value === undefined) return { message: `num is required: give ${range(max)}, e.g. /fib?num=${Math.min(30, max)}` }
   if (Array.isArray(value)) return { message: `num was given ${value.length} times: give it once` }
