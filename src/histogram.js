@@ -16,7 +16,8 @@ export class Histogram {
     this.type = 'histogram'
     this.aggregator = 'sum'
     this.labelNames = labelNames
-    this.bounds = Float64Array.from(buckets)
+    // The last bound is +Inf: every finite value stops there, in the +Inf bucket.
+    this.bounds = Float64Array.of(...buckets, Infinity)
     this.series = new Map()
     if (labelNames.length === 0) this.unlabelled = this.labels()
     for (const registry of registers) registry.registerMetric(this)
@@ -46,10 +47,10 @@ export class Histogram {
       let cumulative = 0
       for (let i = 0; i < this.bounds.length; i++) {
         cumulative += counts[i]
-        values.push({ labels: { le: this.bounds[i], ...labels }, value: cumulative, metricName: bucket })
+        const le = this.bounds[i] === Infinity ? '+Inf' : this.bounds[i]
+        values.push({ labels: { le, ...labels }, value: cumulative, metricName: bucket })
       }
       values.push(
-        { labels: { le: '+Inf', ...labels }, value: count, metricName: bucket },
         { labels, value: sum, metricName: `${this.name}_sum` },
         { labels, value: count, metricName: `${this.name}_count` }
       )
@@ -62,8 +63,8 @@ class Series {
   constructor (labels, bounds) {
     this.labels = labels
     this.bounds = bounds
-    // One count per bound and one past the last: the +Inf bucket's share.
-    this.counts = new Float64Array(bounds.length + 1)
+    // One count per bucket, not cumulative: the share of each bound over the one before it.
+    this.counts = new Float64Array(bounds.length)
     this.sum = 0
     this.count = 0
   }
@@ -72,7 +73,7 @@ class Series {
     // A value that is not a number would corrupt the sum for good: refused as prom-client does.
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`)
     let i = 0
-    while (i < this.bounds.length && value > this.bounds[i]) i++
+    while (value > this.bounds[i]) i++
     this.counts[i]++
     this.sum += value
     this.count++

@@ -49,7 +49,7 @@ test('an unlabelled histogram is exposed at zero before its first observation, t
 test('a value that is not a finite number is refused and leaves the series as it was', async (t) => {
   const histogram = new Histogram({ name: 'h', help: 'h', buckets: [1] })
   histogram.observe(0.5)
-  for (const value of [NaN, Infinity, undefined, '1']) t.throws(() => histogram.observe(value), TypeError, String(value))
+  for (const value of [NaN, Infinity, undefined, '1']) t.throws(() => histogram.observe(value), { name: 'TypeError', message: `Value is not a valid number: ${value}` }, String(value))
   const { values } = histogram.get()
   t.same(values.map(({ value }) => value), [1, 1, 0.5, 1])
 })

@@ -20,6 +20,7 @@ const PLAN = {
   'src/pressure.js': ['test/pressure.test.js', 'test/routes/health.test.js'],
   'src/request-log.js': ['test/request-log.test.js'],
   'src/metrics.js': ['test/metrics.test.js', 'test/request-log.test.js', 'test/pool/index.test.js', 'test/system/connections.test.js'],
+  'src/histogram.js': ['test/histogram.test.js', 'test/metrics.test.js'],
   'src/openapi.js': ['test/openapi.test.js'],
   'src/app.js': APP_TESTS,
   'src/routes/fib.js': ['test/routes/fib.test.js', 'test/metrics.test.js', 'test/errors.test.js'],
