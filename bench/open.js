@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { cpuOfTreeMs, machineCpuMs } from './proc.js'
 import { simulate } from './sim.js'
 import { median } from './stats.js'
 
@@ -18,6 +19,7 @@ const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
 export const MIX = [[28, 0.6], [30, 0.3], [32, 0.08], [35, 0.02]]
 export const LOADS = [0.5, 0.7, 0.8, 0.9, 1, 1.2]
 const DRAIN_MS = 2000
+const share = (x) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)
 
 // Every thread computing the mix back to back for `seconds`, no HTTP: tasks per second the
 // machine can do at most, and the median compute time of each num.
@@ -49,10 +51,11 @@ export async function computeLimit (threads, seconds) {
   }
 }
 
-// One k6 run at `rate` requests per second against `port`; its summary (bench/k6/open-loop.js).
-function k6 (port, rate, seconds) {
+// One k6 run at `rate` requests per second against `port`, with the draw of the mix `seed`; its
+// summary (bench/k6/open-loop.js).
+function k6 (port, rate, seconds, seed) {
   const out = join(tmpdir(), `open-loop-${process.pid}-${port}.json`)
-  const env = { BASE_URL: `http://127.0.0.1:${port}`, RATE: String(Math.round(rate)), DURATION: `${seconds}s`, MIX: JSON.stringify(MIX), OUT: out }
+  const env = { BASE_URL: `http://127.0.0.1:${port}`, RATE: String(Math.round(rate)), DURATION: `${seconds}s`, MIX: JSON.stringify(MIX), SEED: String(seed), OUT: out }
   const args = ['run', '-q', '--no-color', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), K6_SCRIPT]
   return new Promise((resolve, reject) => {
     const child = spawn('k6', args, { stdio: ['ignore', 'ignore', 'pipe'] })
@@ -71,8 +74,28 @@ function k6 (port, rate, seconds) {
   })
 }
 
+// Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
+// of a k6 run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
+// the server `pid` (all its processes and threads). Call the returned function when the run is
+// over; undefined if the window did not close.
+function cpuWindow (pid, fromS, toS) {
+  const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid) })
+  let first, last
+  const timers = [setTimeout(() => { first = read() }, fromS * 1000), setTimeout(() => { last = read() }, toS * 1000)]
+  return () => {
+    timers.forEach(clearTimeout)
+    if (first === undefined || last === undefined) return undefined
+    const total = last.machine.total - first.machine.total
+    return {
+      busy: (last.machine.busy - first.machine.busy) / total,
+      steal: (last.machine.steal - first.machine.steal) / total,
+      server: (last.server - first.server) / total
+    }
+  }
+}
+
 // Per server and load, the figures of one run: goodput, share not answered 200, percentiles.
-function figures (summary, seconds) {
+function figures (summary, seconds, cpu) {
   const classes = Object.values(summary.classes)
   const ok = classes.reduce((sum, c) => sum + c.ok, 0)
   const offered = ok + classes.reduce((sum, c) => sum + c.notOk, 0) + summary.dropped
@@ -82,7 +105,8 @@ function figures (summary, seconds) {
     notOkShare: offered === 0 ? 0 : 1 - ok / offered,
     ...summary.all,
     refused: summary.refused,
-    classes: summary.classes
+    classes: summary.classes,
+    cpu
   }
 }
 
@@ -96,9 +120,10 @@ export async function runOpen ({ servers, threads, seconds, rounds, loads = LOAD
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
-        const result = figures(await k6(server.port, load * limit.rps, seconds), seconds)
+        const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9)
+        const result = figures(await k6(server.port, load * limit.rps, seconds, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%`)
+        log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${share(result.cpu?.busy)}, server ${share(result.cpu?.server)}`)
         await sleep(DRAIN_MS)
       }
     }

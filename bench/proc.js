@@ -52,8 +52,8 @@ export async function startAll (servers, threads) {
   await Promise.all(servers.map(waitReady))
 }
 
-// Resident memory of a server and all its descendant processes, in bytes.
-export function rssOfTree (rootPid) {
+// The pids of a server and all its descendant processes.
+function processTree (rootPid) {
   const parent = new Map()
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
@@ -62,14 +62,44 @@ export function rssOfTree (rootPid) {
       parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
     } catch {}
   }
-  let total = 0
+  const tree = []
   for (const pid of parent.keys()) {
     let p = pid
     while (p > 1 && p !== rootPid) p = parent.get(p) ?? 1
-    if (p !== rootPid) continue
+    if (p === rootPid) tree.push(pid)
+  }
+  return tree
+}
+
+// Resident memory of a server and all its descendant processes, in bytes.
+export function rssOfTree (rootPid) {
+  let total = 0
+  for (const pid of processTree(rootPid)) {
     try {
       total += Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)/m)[1]) * 1024
     } catch {}
   }
   return total
+}
+
+// CPU time a server and all its descendant processes (every thread) have used so far, in ms.
+export function cpuOfTreeMs (rootPid) {
+  let total = 0
+  for (const pid of processTree(rootPid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
+      total += (utime + stime) * 1000 / TICKS_PER_S
+    } catch {}
+  }
+  return total
+}
+
+// The machine's CPU time so far, in ms summed over its CPUs: all of it, busy (this machine's
+// own work: everything but idle, I/O wait and steal), and stolen by the hypervisor for other guests.
+export function machineCpuMs () {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/)
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number)
+  const ms = (ticks) => ticks * 1000 / TICKS_PER_S
+  return { busy: ms(user + nice + system + irq + softirq), total: ms(user + nice + system + idle + iowait + irq + softirq + steal), steal: ms(steal) }
 }

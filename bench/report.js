@@ -4,6 +4,7 @@ import { HEALTH_EVERY_MS, HEAVY, TRIVIAL } from './closed.js'
 
 const f = (x, d = 1) => (x === undefined || x === null ? '-' : x.toFixed(d))
 const pct = (x) => `${(x * 100).toFixed(2)}%`
+const pct0 = (x) => `${(x * 100).toFixed(0)}%`
 const ratio = (a, b) => (a > 0 && b > 0 ? a / b : undefined)
 
 // Goals of the cost-aware queue against the cluster prefork, at shares of the compute limit.
@@ -24,23 +25,24 @@ export function openMarkdown ({ machine, limit, loads, seconds, rounds, mix, res
     `Mix: ${mix.map(([num, share]) => `${share * 100}% fib(${num})`).join(', ')}. Compute limit measured in the same run (every core computing the mix back to back, no HTTP):`,
     `**${f(limit.rps, 0)} tasks/s**; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
     'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time; goodput is 200s per second of arrivals.',
+    'Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run: busy in all (the server, k6 and anything else), the server\'s own (all its threads and processes), and stolen by the hypervisor.',
     '',
     '![p99 against offered load](open-loop.svg)',
     ''
   ]
   for (const load of loads) {
     lines.push(`## ${Math.round(load * 100)}% of the compute limit (${f(load * limit.rps, 0)} req/s offered)`, '',
-      `| server | goodput/s | not 200 | p50 | p99 | p99.9 | fib(${small}) p50 | fib(${small}) p99 | ${mix.slice(1).map(([num]) => `fib(${num}) p99`).join(' | ')} | 503 p99 |`,
-      `|---|---|---|---|---|---|---|---|${mix.slice(1).map(() => '---|').join('')}---|`)
+      `| server | goodput/s | not 200 | p50 | p99 | p99.9 | fib(${small}) p50 | fib(${small}) p99 | ${mix.slice(1).map(([num]) => `fib(${num}) p99`).join(' | ')} | 503 p99 | CPU busy, server, stolen |`,
+      `|---|---|---|---|---|---|---|---|${mix.slice(1).map(() => '---|').join('')}---|---|`)
     for (const name of servers) {
       const r = results[load][name]
       const c = r.classes
-      lines.push(`| ${name} | ${f(r.goodput, 0)} | ${pct(r.notOkShare)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(c[small].p50)} | ${f(c[small].p99)} | ${mix.slice(1).map(([num]) => f(c[num].p99)).join(' | ')} | ${f(r.refused?.p99)} |`)
+      lines.push(`| ${name} | ${f(r.goodput, 0)} | ${pct(r.notOkShare)} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(c[small].p50)} | ${f(c[small].p99)} | ${mix.slice(1).map(([num]) => f(c[num].p99)).join(' | ')} | ${f(r.refused?.p99)} | ${r.cpu ? [r.cpu.busy, r.cpu.server, r.cpu.steal].map(pct0).join(', ') : '-'} |`)
     }
     lines.push('')
   }
   lines.push('## Against the model', '',
-    'A queueing model (`bench/sim.js`: Poisson arrivals, the compute times above, no hand-off cost) gives the p99 each policy can reach at these loads:', '',
+    'A queueing model (`bench/sim.js`: tasks drawn as k6 draws them, evenly spaced as k6 spaces them, the compute times above, no hand-off cost) gives the p99 each policy can reach at these loads:', '',
     '| load | per-process queues (cluster) | one shared queue, first come first served | one queue, cheapest first | cheapest first, fib(' + small + ') |', '|---|---|---|---|---|')
   for (const [load, m] of Object.entries(model)) {
     lines.push(`| ${Math.round(load * 100)}% | ${f(m['per-process'].p99)} | ${f(m.shared.p99)} (${f(ratio(m.shared.p99, m['per-process'].p99), 2)}x) | ${f(m.cheapest.p99)} (${f(ratio(m.cheapest.p99, m['per-process'].p99), 2)}x) | ${f(m.cheapest.smallP99)} (${f(ratio(m.cheapest.smallP99, m['per-process'].smallP99), 2)}x) |`)

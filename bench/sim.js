@@ -1,30 +1,23 @@
 // A queueing model of the open-loop run, as a reference for what each policy can reach on this
-// machine: Poisson arrivals of the mix at the measured compute times, on `threads` servers.
+// machine: tasks drawn as k6 draws them (bench/k6/mix.js), evenly spaced at the same rate as k6's
+// constant-arrival-rate spaces them, at the measured compute times, on `threads` servers.
 // A model, not a measurement: it knows every task's size exactly and has no hand-off cost.
 //   per-process: each server its own first-come-first-served queue, dealt round-robin (cluster)
 //   shared:      one first-come-first-served queue for all servers (a plain pool)
 //   cheapest:    one queue, cheapest first (the service's order, without its starvation bound)
-
-// A seeded generator, so the model gives the same figures for the same inputs.
-function random (seed) {
-  return () => {
-    seed = (seed * 1664525 + 1013904223) % 4294967296
-    return seed / 4294967296
-  }
-}
+import { mixSequence } from './k6/mix.js'
 
 // `classes`: [[num, ms, share], ...]; `load`: offered work over the threads' capacity.
 // Returns { p99, smallP99 } in ms (small: the first class).
 export function simulate (policy, load, classes, threads, tasks = 200_000) {
-  const next = random(42)
+  const numAt = mixSequence(classes.map(([num, , share]) => [num, share]))
+  const msOf = new Map(classes.map(([num, ms]) => [num, ms]))
   const meanMs = classes.reduce((sum, [, ms, share]) => sum + ms * share, 0)
   const rate = load * threads / meanMs
   const jobs = []
-  for (let i = 0, t = 0; i < tasks; i++) {
-    t += -Math.log(1 - next()) / rate
-    let u = next()
-    const [num, ms] = classes.find(([, , share]) => (u -= share) < 0) ?? classes.at(-1)
-    jobs.push({ arrival: t, ms, small: num === classes[0][0] })
+  for (let i = 0; i < tasks; i++) {
+    const num = numAt(i)
+    jobs.push({ arrival: i / rate, ms: msOf.get(num), small: num === classes[0][0] })
   }
   const latency = []
   const small = []

@@ -1,8 +1,12 @@
 // The open-loop load of `npm run bench`: requests arrive at RATE per second whatever the answers
-// do (k6's constant-arrival-rate), num drawn from MIX; latency of the 200s per num, and the count
-// of everything else, written as JSON to OUT.
+// do (k6's constant-arrival-rate, evenly spaced), the i-th request's num drawn from MIX by a
+// generator seeded with SEED and i (bench/k6/mix.js: the same tasks in the same order for every
+// server given the same SEED); latency of the 200s per num, and the count of everything else,
+// written as JSON to OUT.
+import exec from 'k6/execution'
 import http from 'k6/http'
 import { Counter, Trend } from 'k6/metrics'
+import { mixSequence } from './mix.js'
 
 const BASE_URL = __ENV.BASE_URL
 const RATE = Number(__ENV.RATE)
@@ -10,6 +14,8 @@ const DURATION = __ENV.DURATION
 // [[num, share], ...], shares summing to 1.
 const MIX = JSON.parse(__ENV.MIX)
 const OUT = __ENV.OUT
+// Which draw of MIX: one per round of the benchmark, the same for every server in it.
+const SEED = Number(__ENV.SEED || 0)
 // Enough VUs for a server whose answers take seconds: rate x latency are in flight at once.
 const MAX_VUS = Number(__ENV.MAX_VUS || 3000)
 
@@ -42,17 +48,10 @@ export const options = {
   summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max', 'count']
 }
 
-function pick () {
-  let u = Math.random()
-  for (const [num, share] of MIX) {
-    if (u < share) return num
-    u -= share
-  }
-  return MIX[MIX.length - 1][0]
-}
+const numAt = mixSequence(MIX, SEED)
 
 export default function () {
-  const num = pick()
+  const num = numAt(exec.scenario.iterationInTest)
   const res = http.get(`${BASE_URL}/fib?num=${num}`, { responseCallback: http.expectedStatuses(200, 503), tags: { name: 'fib' } })
   if (res.status === 200) {
     ok[num].add(1)
