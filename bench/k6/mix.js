@@ -1,7 +1,7 @@
 // The open loop's task sizes: the i-th request's num, drawn from the mix by a generator seeded
 // with the round and i. Servers compared side by side get the same tasks in the same order, so a
-// draw heavy in fib(35)s (a 20 s run holds anywhere from about 45 to 75 of them, the load -3% to
-// +4%) falls on all of them alike, while the draws stay independent, bursts included: the queue
+// draw heavy in fib(35)s (a 20 s run holds anywhere from about 45 to 75 of them, the load -5% to
+// +6%) falls on all of them alike, while the draws stay independent, bursts included: the queue
 // is measured against the variety it exists for. Plain JavaScript: k6 (bench/k6/open-loop.js)
 // and Node (the model, bench/sim.js) both import it.
 
