@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs } from './proc.js'
+import { pct0 } from './report.js'
 import { simulate } from './sim.js'
 import { median } from './stats.js'
 
@@ -19,7 +20,6 @@ const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
 export const MIX = [[28, 0.6], [30, 0.3], [32, 0.08], [35, 0.02]]
 export const LOADS = [0.5, 0.7, 0.8, 0.9, 1, 1.2]
 const DRAIN_MS = 2000
-const share = (x) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)
 
 // Every thread computing the mix back to back for `seconds`, no HTTP: tasks per second the
 // machine can do at most, and the median compute time of each num.
@@ -123,7 +123,7 @@ export async function runOpen ({ servers, threads, seconds, rounds, loads = LOAD
         const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9)
         const result = figures(await k6(server.port, load * limit.rps, seconds, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${share(result.cpu?.busy)}, server ${share(result.cpu?.server)}`)
+        log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
         await sleep(DRAIN_MS)
       }
     }

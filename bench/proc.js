@@ -19,11 +19,21 @@ export function requireTools (tools) {
   }
 }
 
+// The fields of a /proc stat file after the command name (which may hold spaces): state first.
+function statFields (path) {
+  const stat = readFileSync(path, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
+
+// CPU time (user and system) in a /proc stat file, in ms.
+function cpuMsOfStat (path) {
+  const [utime, stime] = statFields(path).slice(11, 13).map(Number)
+  return (utime + stime) * 1000 / TICKS_PER_S
+}
+
 // CPU time the main thread of process `pid` has used so far, in ms.
 export function mainThreadCpuMs (pid) {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
-  const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
-  return (utime + stime) * 1000 / TICKS_PER_S
+  return cpuMsOfStat(`/proc/${pid}/task/${pid}/stat`)
 }
 
 // Starts `server` ({ file, port, env, nodeArgs }) with THREADS=threads (the baselines' processes/children).
@@ -58,8 +68,7 @@ function processTree (rootPid) {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+      parent.set(Number(entry), Number(statFields(`/proc/${entry}/stat`)[1]))
     } catch {}
   }
   const tree = []
@@ -87,9 +96,7 @@ export function cpuOfTreeMs (rootPid) {
   let total = 0
   for (const pid of processTree(rootPid)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const [utime, stime] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
-      total += (utime + stime) * 1000 / TICKS_PER_S
+      total += cpuMsOfStat(`/proc/${pid}/stat`)
     } catch {}
   }
   return total

@@ -4,7 +4,8 @@ import { HEALTH_EVERY_MS, HEAVY, TRIVIAL } from './closed.js'
 
 const f = (x, d = 1) => (x === undefined || x === null ? '-' : x.toFixed(d))
 const pct = (x) => `${(x * 100).toFixed(2)}%`
-const pct0 = (x) => `${(x * 100).toFixed(0)}%`
+// A share as a whole percentage, '-' when not measured.
+export const pct0 = (x) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)
 const ratio = (a, b) => (a > 0 && b > 0 ? a / b : undefined)
 
 // Goals of the cost-aware queue against the cluster prefork, at shares of the compute limit.
