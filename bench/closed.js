@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fibTask from '../workers/fib.js'
-import { rssOfTree } from './proc.js'
+import { cpuOfTreeMs, rssOfTree } from './proc.js'
 import { median, percentile } from './stats.js'
 
 export const HEAVY = 27
@@ -94,6 +94,22 @@ async function probeHealth (port, ms) {
   return latencies
 }
 
+// Thread and fork per request go on with their backlog for a second or two after wrk stops, on
+// both cores: waits (10 s at most) until `pid`'s process tree has been idle for IDLE_STEP_MS, so
+// that it does not land on the next server's run. A fall in the tree's CPU time means processes
+// exited: not idle yet. Returns how long it waited, in ms.
+const IDLE_STEP_MS = 200
+const IDLE_SHARE = 0.1
+async function settle (pid) {
+  for (let waited = 0; waited < 10_000; waited += IDLE_STEP_MS) {
+    const before = cpuOfTreeMs(pid)
+    await sleep(IDLE_STEP_MS)
+    const used = cpuOfTreeMs(pid) - before
+    if (used >= 0 && used < IDLE_SHARE * IDLE_STEP_MS) return waited
+  }
+  return 10_000
+}
+
 async function run (server, workload, seconds) {
   const url = `http://127.0.0.1:${server.port}/fib?num=${workload.num}`
   const sampler = setInterval(() => { server.peakRssBytes = Math.max(server.peakRssBytes, rssOfTree(server.pid)) }, 200)
@@ -139,11 +155,15 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
     for (const server of servers) overheads[server.name].push(...(await atConcurrencyOne(server.port, overheadRequests)).map((answer) => answer.overheadMs))
     for (const workload of list) {
-      // A rotating order: no server always runs first, or right after the same neighbour.
-      const order = servers.map((_, i) => servers[(i + round) % servers.length])
+      // A rotating order, reversed every other round: no server always runs first, nor always
+      // right after the same neighbour.
+      const rotated = servers.map((_, i) => servers[(i + round) % servers.length])
+      const order = round % 2 ? rotated.reverse() : rotated
       for (const server of order) {
         const result = await run(server, workload, seconds)
         runs[workload.id][server.name].push(result)
+        const waited = await settle(server.pid)
+        if (waited > 0) log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name}: busy ${waited} ms after wrk stopped`)
         log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
       }
     }
