@@ -95,19 +95,20 @@ async function probeHealth (port, ms) {
 }
 
 // Thread and fork per request go on with their backlog for a second or two after wrk stops, on
-// both cores: waits (10 s at most) until `pid`'s process tree has been idle for IDLE_STEP_MS, so
-// that it does not land on the next server's run. A fall in the tree's CPU time means processes
-// exited: not idle yet. Returns how long it waited, in ms.
+// both cores: waits (MAX_SETTLE_MS at most) until `pid`'s process tree has been idle for
+// IDLE_STEP_MS, so that it does not land on the next server's run. A fall in the tree's CPU time
+// means processes exited: not idle yet. Returns how long it waited, in ms.
 const IDLE_STEP_MS = 200
 const IDLE_SHARE = 0.1
+const MAX_SETTLE_MS = 10_000
 async function settle (pid) {
-  for (let waited = 0; waited < 10_000; waited += IDLE_STEP_MS) {
+  for (let waited = 0; waited < MAX_SETTLE_MS; waited += IDLE_STEP_MS) {
     const before = cpuOfTreeMs(pid)
     await sleep(IDLE_STEP_MS)
     const used = cpuOfTreeMs(pid) - before
     if (used >= 0 && used < IDLE_SHARE * IDLE_STEP_MS) return waited
   }
-  return 10_000
+  return MAX_SETTLE_MS
 }
 
 async function run (server, workload, seconds) {
