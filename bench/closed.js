@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fibTask from '../workers/fib.js'
-import { cpuOfTreeMs, rssOfTree } from './proc.js'
+import { rssOfTree, settle } from './proc.js'
 import { median, percentile } from './stats.js'
 
 export const HEAVY = 27
@@ -94,23 +94,6 @@ async function probeHealth (port, ms) {
   return latencies
 }
 
-// Thread and fork per request go on with their backlog for a second or two after wrk stops, on
-// both cores: waits (MAX_SETTLE_MS at most) until `pid`'s process tree has been idle for
-// IDLE_STEP_MS, so that it does not land on the next server's run. A fall in the tree's CPU time
-// means processes exited: not idle yet. Returns how long it waited, in ms.
-const IDLE_STEP_MS = 200
-const IDLE_SHARE = 0.1
-const MAX_SETTLE_MS = 10_000
-async function settle (pid) {
-  for (let waited = 0; waited < MAX_SETTLE_MS; waited += IDLE_STEP_MS) {
-    const before = cpuOfTreeMs(pid)
-    await sleep(IDLE_STEP_MS)
-    const used = cpuOfTreeMs(pid) - before
-    if (used >= 0 && used < IDLE_SHARE * IDLE_STEP_MS) return waited
-  }
-  return MAX_SETTLE_MS
-}
-
 async function run (server, workload, seconds) {
   const url = `http://127.0.0.1:${server.port}/fib?num=${workload.num}`
   const sampler = setInterval(() => { server.peakRssBytes = Math.max(server.peakRssBytes, rssOfTree(server.pid)) }, 200)
@@ -154,7 +137,11 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   for (let round = 0; round < rounds; round++) {
     if (round > 0) floors.push(computeFloorMs())
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
-    for (const server of servers) overheads[server.name].push(...(await atConcurrencyOne(server.port, overheadRequests)).map((answer) => answer.overheadMs))
+    for (const server of servers) {
+      const measured = (await atConcurrencyOne(server.port, overheadRequests)).map((answer) => answer.overheadMs)
+      overheads[server.name].push(...measured)
+      log(`round ${round + 1} heavy-1    ${server.name.padEnd(24)} beyond its own compute: median ${median(measured).toFixed(2)} ms`)
+    }
     for (const workload of list) {
       // A rotating order, reversed every other round: no server always runs first, nor always
       // right after the same neighbour.

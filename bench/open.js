@@ -6,10 +6,9 @@ import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { cpuOfTreeMs, machineCpuMs } from './proc.js'
+import { cpuOfTreeMs, machineCpuMs, settle } from './proc.js'
 import { pct0 } from './report.js'
 import { simulate } from './sim.js'
 import { median } from './stats.js'
@@ -19,7 +18,6 @@ const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
 // num and share: 60% ~2 ms tasks, 30% ~6 ms, 8% ~16 ms, 2% ~70 ms on this machine.
 export const MIX = [[28, 0.6], [30, 0.3], [32, 0.08], [35, 0.02]]
 export const LOADS = [0.5, 0.7, 0.8, 0.9, 1, 1.2]
-const DRAIN_MS = 2000
 
 // Every thread computing the mix back to back for `seconds`, no HTTP: tasks per second the
 // machine can do at most, and the median compute time of each num.
@@ -124,7 +122,8 @@ export async function runOpen ({ servers, threads, seconds, rounds, loads = LOAD
         const result = figures(await k6(server.port, load * limit.rps, seconds, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
         log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
-        await sleep(DRAIN_MS)
+        const waited = await settle(server.pid)
+        if (waited > 0) log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name}: busy ${waited} ms after k6 stopped`)
       }
     }
   }

@@ -102,6 +102,24 @@ export function cpuOfTreeMs (rootPid) {
   return total
 }
 
+// Waits (MAX_SETTLE_MS at most) until the process tree of `pid` has been idle for IDLE_STEP_MS,
+// so that a server's work left over from a load run does not land on the next one: thread and
+// fork per request go on with their backlog on both cores for a second or two after wrk stops,
+// and past saturation a server without a bounded queue after k6 stops. A fall in the tree's CPU
+// time means processes exited: not idle yet. Returns how long it waited, in ms.
+const IDLE_STEP_MS = 200
+const IDLE_SHARE = 0.1
+const MAX_SETTLE_MS = 10_000
+export async function settle (pid) {
+  for (let waited = 0; waited < MAX_SETTLE_MS; waited += IDLE_STEP_MS) {
+    const before = cpuOfTreeMs(pid)
+    await sleep(IDLE_STEP_MS)
+    const used = cpuOfTreeMs(pid) - before
+    if (used >= 0 && used < IDLE_SHARE * IDLE_STEP_MS) return waited
+  }
+  return MAX_SETTLE_MS
+}
+
 // The machine's CPU time so far, in ms summed over its CPUs: all of it, busy (this machine's
 // own work: everything but idle, I/O wait and steal), and stolen by the hypervisor for other guests.
 export function machineCpuMs () {
