@@ -8,7 +8,7 @@
 //
 //   node bench/profile.js                 # both cases, 5 s per run; writes bench/out/profile.md
 //                                         # and each profile (bench/out/*.cpuprofile, for DevTools)
-//   BENCH_SECONDS=2 node bench/profile.js --case trivial
+//   BENCH_SECONDS=2 node bench/profile.js --case trivial     # or heavy, or one
 import { once } from 'node:events'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -46,6 +46,18 @@ const CASES = {
     connections: 4,
     servers: [
       { name: 'service, LOG_LEVEL=warn', file: 'src/server.js', env: { LOG_LEVEL: 'warn' } },
+      { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+      { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
+    ]
+  },
+  // The concurrency-1 goal: one request at a time, so the main thread's work is on each
+  // request's path, and starts after 1-2 ms of idle.
+  one: {
+    label: 'fib(27) at concurrency 1',
+    num: 27,
+    connections: 1,
+    servers: [
+      { name: 'service', file: 'src/server.js' },
       { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
       { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
     ]
