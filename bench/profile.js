@@ -1,12 +1,12 @@
 // node bench/profile.js: where the main thread's time goes, per request, in the service and in the
 // floor beside it. For each case, each server runs under wrk twice: once plain, to count the main
-// thread's CPU per request (/proc/<pid>/task/<pid>/stat), once under V8's profiler, whose
+// thread's CPU per request (/proc/<pid>/task/<pid>/schedstat), once under V8's profiler, whose
 // samples are split by owner: the innermost frame of each sample that belongs to the service's own
 // code, to a library it uses or to Fastify (so the time pino spends in fs.writeSync is the log's,
 // and what Fastify runs when a callback-style hook calls done() is Fastify's, not the hook's);
 // what no such frame claims is Node's own: the HTTP parser, sockets, the event loop.
 //
-//   node bench/profile.js                 # both cases, 5 s per run; writes bench/out/profile.md
+//   node bench/profile.js                 # every case, 5 s per run; writes bench/out/profile.md
 //                                         # and each profile (bench/out/*.cpuprofile, for DevTools)
 //   BENCH_SECONDS=2 node bench/profile.js --case trivial     # or heavy, or one
 import { once } from 'node:events'
