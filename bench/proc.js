@@ -1,6 +1,7 @@
 // The benchmark's servers as child processes: start, wait until they answer, measure, stop.
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -56,10 +57,25 @@ export async function waitReady (server) {
   throw new Error(`${server.name} did not answer /health`)
 }
 
+// Stops with one line if `port` is taken: a server left from an interrupted run would answer
+// /health for the one that could not bind, and be measured in its place.
+async function requireFreePort (port) {
+  const probe = createServer()
+  await new Promise((resolve, reject) => probe.once('error', reject).listen(port, '127.0.0.1', resolve)).catch((err) => {
+    console.error(`bench: port ${port} is taken (${err.code}); is a server of an earlier run still up?`)
+    process.exit(1)
+  })
+  await new Promise((resolve) => probe.close(resolve))
+}
+
 // Starts every server, kills them all when this process exits, and waits until each answers.
 export async function startAll (servers, threads) {
+  for (const server of servers) await requireFreePort(server.port)
   for (const server of servers) start(server, threads)
   process.on('exit', () => { for (const server of servers) server.child.kill('SIGKILL') })
+  // Interrupted, it exits (and so kills them) too: by default a signal ends Node without 'exit'.
+  process.once('SIGINT', () => process.exit(130))
+  process.once('SIGTERM', () => process.exit(143))
   await Promise.all(servers.map(waitReady))
 }
 
