@@ -46,12 +46,12 @@ export async function computeLimit (threads, seconds) {
     worker.once('message', resolve)
     worker.once('error', reject)
   })))
-  const times = (num) => results.flatMap((r) => r.times[num])
-  const meanCostMs = MIX.reduce((sum, [num, share]) => sum + share * times(num).reduce((a, b) => a + b, 0) / times(num).length, 0)
+  const times = Object.fromEntries(MIX.map(([num]) => [num, results.flatMap((r) => r.times[num])]))
+  const meanCostMs = MIX.reduce((sum, [num, share]) => sum + share * times[num].reduce((a, b) => a + b, 0) / times[num].length, 0)
   return {
     rps: threads * 1000 / meanCostMs,
     drawnRps: results.reduce((sum, r) => sum + r.tasks, 0) / seconds,
-    classMs: Object.fromEntries(MIX.map(([num]) => [num, median(times(num))]))
+    classMs: Object.fromEntries(MIX.map(([num]) => [num, median(times[num])]))
   }
 }
 
@@ -127,9 +127,10 @@ export async function runOpen ({ servers, threads, seconds, rounds, loads = LOAD
         const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9)
         const result = figures(await k6(server.port, load * limit.rps, seconds, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
+        const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}%`
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
         const waited = await settle(server.pid)
-        if (waited > 0) log(`round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% ${server.name}: busy ${waited} ms after k6 stopped`)
+        if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
       }
     }
   }

@@ -23,7 +23,7 @@ export function openMarkdown ({ machine, limit, loads, seconds, rounds, mix, res
     '',
     `Measured by \`npm run bench\` on ${machine.date}: ${machine.cpu}, ${machine.cpus} CPUs for the process, Node ${machine.node}.`,
     `k6 \`constant-arrival-rate\` on the same machine and cores, ${seconds} s per server and load, ${rounds} round(s) (the run with the median p99 kept).`,
-    `Mix: ${mix.map(([num, share]) => `${share * 100}% fib(${num})`).join(', ')}. Compute limit measured in the same run (every core computing the mix back to back, no HTTP; the threads over the mix's mean cost${limit.drawnRps === undefined ? '' : `, where the tasks counted in the draw came to ${f(limit.drawnRps, 0)}/s`}):`,
+    `Mix: ${mix.map(([num, share]) => `${share * 100}% fib(${num})`).join(', ')}. Compute limit measured in the same run (every core computing the mix back to back, no HTTP; the threads over the mix's mean cost, where the tasks counted in the draw came to ${f(limit.drawnRps, 0)}/s):`,
     `**${f(limit.rps, 0)} tasks/s**; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
     'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time; goodput is 200s per second of arrivals.',
     'Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run: busy in all (the server, k6 and anything else), the server\'s own (all its threads and processes), and stolen by the hypervisor.',
