@@ -2,6 +2,7 @@
 // after round in a rotating order; medians over the rounds, /health probed during the 2N load.
 import { spawn } from 'node:child_process'
 import http from 'node:http'
+import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fibTask from '../workers/fib.js'
 import { rssOfTree, settle } from './proc.js'
@@ -10,6 +11,8 @@ import { median, percentile } from './stats.js'
 export const HEAVY = 27
 export const TRIVIAL = 10
 export const HEALTH_EVERY_MS = 20
+// Passes of the interleaved concurrency-1 measurement a round (interleavedAtOne).
+const AT_ONE_PASSES = 5
 
 export const workloads = (n) => [
   { id: 'heavy-1', label: `fib(${HEAVY}) at concurrency 1`, num: HEAVY, connections: 1 },
@@ -69,14 +72,30 @@ async function timedFib (port, num, agent) {
   return { ms, overheadMs: ms - JSON.parse(body).computeMs }
 }
 
-// `count` requests of the heavy task one after the other on one keep-alive connection: each one's
-// { ms, overheadMs }.
-export async function atConcurrencyOne (port, count) {
+// `count` requests of the heavy task one after the other on one keep-alive connection, or as many
+// as `maxMs` allows: each one's { ms, overheadMs }.
+export async function atConcurrencyOne (port, count, { maxMs = Infinity } = {}) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   const answers = []
-  for (let i = 0; i < count; i++) answers.push(await timedFib(port, HEAVY, agent))
+  const end = performance.now() + maxMs
+  for (let i = 0; i < count && performance.now() < end; i++) answers.push(await timedFib(port, HEAVY, agent))
   agent.destroy()
   return answers
+}
+
+// One round of concurrency 1 on every server: `passes` passes, each sending every server, in an
+// order rotated by `shift` and by the pass, `batch` requests one after the other (at most `maxMs`
+// of them: thread and fork per request take 50 ms a request). Interleaved, so that a drift of the
+// machine over the round falls on every server alike. Each server's overheads, in ms.
+export async function interleavedAtOne (servers, { passes, batch, maxMs, shift = 0 }) {
+  const overheads = new Map(servers.map((s) => [s, []]))
+  for (let pass = 0; pass < passes; pass++) {
+    for (let i = 0; i < servers.length; i++) {
+      const server = servers[(i + pass + shift) % servers.length]
+      for (const { overheadMs } of await atConcurrencyOne(server.port, batch, { maxMs })) overheads.get(server).push(overheadMs)
+    }
+  }
+  return overheads
 }
 
 // /health asked every HEALTH_EVERY_MS on one keep-alive connection; latencies in ms (a failed
@@ -131,16 +150,18 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
   // The same /health probe on each idle server: the reference of the probe under load.
   const idle = Object.fromEntries(servers.map((s) => [s.name, []]))
   // At concurrency 1, latency beyond each answer's own compute: wrk's medians compare runs a
-  // minute apart, while a core's speed here drifts by a third within minutes.
+  // minute apart, while a core's speed here drifts by a third within minutes. The first thousand
+  // or so requests of a fresh server and client are slower (their code not yet optimised): not
+  // counted.
   const overheads = Object.fromEntries(servers.map((s) => [s.name, []]))
-  const overheadRequests = Math.max(10, 20 * seconds)
+  const atOne = { passes: AT_ONE_PASSES, batch: 12 * seconds, maxMs: 200 * seconds }
+  for (const server of servers) await atConcurrencyOne(server.port, 200 * seconds, { maxMs: 600 * seconds })
   for (let round = 0; round < rounds; round++) {
     if (round > 0) floors.push(computeFloorMs())
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
-    for (const server of servers) {
-      const measured = (await atConcurrencyOne(server.port, overheadRequests)).map((answer) => answer.overheadMs)
+    for (const [server, measured] of await interleavedAtOne(servers, { ...atOne, shift: round })) {
       overheads[server.name].push(...measured)
-      log(`round ${round + 1} heavy-1    ${server.name.padEnd(24)} beyond its own compute: median ${median(measured).toFixed(2)} ms`)
+      log(`round ${round + 1} heavy-1    ${server.name.padEnd(24)} beyond its own compute: median ${median(measured).toFixed(2)} ms (${measured.length} requests)`)
     }
     for (const workload of list) {
       // A rotating order, reversed every other round: no server always runs first, nor always
