@@ -21,6 +21,9 @@ export const workloads = (n) => [
   { id: 'trivial-64', label: `fib(${TRIVIAL}) at concurrency 64`, num: TRIVIAL, connections: 64 }
 ]
 
+// A log line's start: the round (counted from 1), the workload and the server.
+const point = (round, id, name) => `round ${round + 1} ${id.padEnd(10)} ${name.padEnd(24)}`
+
 // A number for a log line; '-' where there is none (e.g. no 2xx answer to time).
 const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
 
@@ -161,7 +164,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
     for (const server of servers) idle[server.name].push(...await probeHealth(server.port, seconds * 1000 - 600))
     for (const [server, measured] of await interleavedAtOne(servers, { ...atOne, shift: round })) {
       overheads[server.name].push(...measured)
-      log(`round ${round + 1} heavy-1    ${server.name.padEnd(24)} beyond its own compute: median ${median(measured).toFixed(2)} ms (${measured.length} requests)`)
+      log(`${point(round, list[0].id, server.name)} beyond its own compute: median ${median(measured).toFixed(2)} ms (${measured.length} requests)`)
     }
     for (const workload of list) {
       // A rotating order, reversed every other round: no server always runs first, nor always
@@ -173,7 +176,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
         runs[workload.id][server.name].push(result)
         const waited = await settle(server.pid)
         if (waited > 0) log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name}: busy ${waited} ms after wrk stopped`)
-        log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name.padEnd(24)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
+        log(`${point(round, workload.id, server.name)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
       }
     }
   }

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { availableCpus } from '../src/cpus.js'
-import { wrk } from './closed.js'
+import { HEAVY, TRIVIAL, wrk } from './closed.js'
 import { mainThreadCpuMs, start, waitReady } from './proc.js'
 
 const { values: args } = parseArgs({ options: { case: { type: 'string', default: 'all' } } })
@@ -26,10 +26,17 @@ const SECONDS = Number(process.env.BENCH_SECONDS || 5)
 // As in npm run bench: the baselines get as many threads as the service's pool.
 const THREADS = availableCpus().cpus
 
+// The floors of the heavy path beside the service: of its architecture and of its hand-off. New
+// objects for each case, which the run gives a port.
+const floors = () => [
+  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
+]
+
 const CASES = {
   trivial: {
-    label: 'fib(10) at concurrency 64',
-    num: 10,
+    label: `fib(${TRIVIAL}) at concurrency 64`,
+    num: TRIVIAL,
     connections: 64,
     servers: [
       { name: 'service, LOG_LEVEL=error', file: 'src/server.js', env: { LOG_LEVEL: 'error' } },
@@ -41,26 +48,18 @@ const CASES = {
     ]
   },
   heavy: {
-    label: 'fib(27) at concurrency 4',
-    num: 27,
+    label: `fib(${HEAVY}) at concurrency 4`,
+    num: HEAVY,
     connections: 4,
-    servers: [
-      { name: 'service, LOG_LEVEL=warn', file: 'src/server.js', env: { LOG_LEVEL: 'warn' } },
-      { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
-      { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
-    ]
+    servers: [{ name: 'service, LOG_LEVEL=warn', file: 'src/server.js', env: { LOG_LEVEL: 'warn' } }, ...floors()]
   },
   // The concurrency-1 goal: one request at a time, so the main thread's work is on each
   // request's path, and starts after 1-2 ms of idle.
   one: {
-    label: 'fib(27) at concurrency 1',
-    num: 27,
+    label: `fib(${HEAVY}) at concurrency 1`,
+    num: HEAVY,
     connections: 1,
-    servers: [
-      { name: 'service', file: 'src/server.js' },
-      { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
-      { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' }
-    ]
+    servers: [{ name: 'service', file: 'src/server.js' }, ...floors()]
   }
 }
 
