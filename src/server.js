@@ -1,4 +1,6 @@
 // Entry point: the one place that reads the environment, listens, and wires graceful shutdown.
+// First, before any other module runs: see tick-shape.js.
+import './tick-shape.js'
 import closeWithGrace from 'close-with-grace'
 import pino from 'pino'
 import { build } from './app.js'
