@@ -23,6 +23,7 @@ const PLAN = {
   'src/histogram.js': ['test/histogram.test.js', 'test/metrics.test.js'],
   'src/openapi.js': ['test/openapi.test.js'],
   'src/app.js': APP_TESTS,
+  'src/tick-shape.js': ['test/tick-shape.test.js'],
   'src/routes/fib.js': ['test/routes/fib.test.js', 'test/metrics.test.js', 'test/errors.test.js'],
   'src/routes/health.js': ['test/routes/health.test.js', 'test/request-log.test.js'],
   'src/routes/ready.js': ['test/routes/health.test.js', 'test/request-log.test.js'],
