@@ -21,8 +21,10 @@ export const workloads = (n) => [
   { id: 'trivial-64', label: `fib(${TRIVIAL}) at concurrency 64`, num: TRIVIAL, connections: 64 }
 ]
 
-// A log line's start: the round (counted from 1), the workload and the server.
-const point = (round, id, name) => `round ${round + 1} ${id.padEnd(10)} ${name.padEnd(24)}`
+// A log line's start: the round (counted from 1) and the workload; `point` adds the server, padded
+// to a column.
+const at = (round, id) => `round ${round + 1} ${id.padEnd(10)}`
+const point = (round, id, name) => `${at(round, id)} ${name.padEnd(24)}`
 
 // A number for a log line; '-' where there is none (e.g. no 2xx answer to time).
 const f = (x, d = 1) => (x === undefined ? '-' : x.toFixed(d))
@@ -175,7 +177,7 @@ export async function runClosed ({ servers, threads, seconds, rounds, log }) {
         const result = await run(server, workload, seconds)
         runs[workload.id][server.name].push(result)
         const waited = await settle(server.pid)
-        if (waited > 0) log(`round ${round + 1} ${workload.id.padEnd(10)} ${server.name}: busy ${waited} ms after wrk stopped`)
+        if (waited > 0) log(`${at(round, workload.id)} ${server.name}: busy ${waited} ms after wrk stopped`)
         log(`${point(round, workload.id, server.name)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${f(result.p50, 2)} ms  p99 ${f(result.p99, 2)} ms${result.errors ? `  errors ${result.errors}` : ''}`)
       }
     }
