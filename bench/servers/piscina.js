@@ -1,7 +1,9 @@
 // Baseline 7, the floor of the service's hand-off: Fastify and Piscina with THREADS fixed threads
 // and nothing else, each task carrying its request's signal, as a task must to be cancelled when
 // its client goes away. Against the worker_threads pool it prices Piscina; against the service,
-// everything the service adds (its queue, deadlines, metrics, logs, hooks).
+// everything the service adds (its queue, deadlines, metrics, logs, hooks). SIGNAL=0 runs the
+// tasks without a signal, which cannot be cancelled: the price of Piscina's hand-off alone
+// (bench/ladder.js).
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { serve, THREADS } from './common.js'
@@ -13,4 +15,5 @@ const piscina = new Piscina({
   idleTimeout: Infinity
 })
 
-await serve((num, signal) => piscina.run({ num }, { signal }), { signal: true })
+const withSignal = process.env.SIGNAL !== '0'
+await serve((num, signal) => piscina.run({ num }, { signal }), { signal: withSignal })

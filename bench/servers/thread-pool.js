@@ -10,4 +10,4 @@ const threads = Array.from({ length: THREADS }, () => new Worker(THREAD))
 const { answered, compute } = dispatcher(threads, (thread, task) => thread.postMessage(task))
 for (const thread of threads) thread.on('message', (answer) => answered(thread, answer))
 
-await serve(compute)
+await serve(compute, { signal: process.env.SIGNAL === '1' })

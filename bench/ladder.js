@@ -1,0 +1,87 @@
+// node bench/ladder.js: where the heavy path's throughput goes against the cluster prefork, one
+// step at a time. fib(27) at concurrency 2N on a ladder of servers, each adding one thing to a
+// server below it: a thread hop (the worker_threads pool), the AbortController a cancellable
+// request needs (Fastify's request.signal), Piscina's hand-off, the signal handed to Piscina, the
+// service's own features, and last the round trip the service saves with two tasks per thread.
+// For each: 2xx/s as a share of the cluster's in the same round, and the main thread's CPU time
+// per request (/proc schedstat), the counter that the noise of this shared machine disturbs least.
+// The servers run at once; each round drives every one in turn (the order reversed every other
+// round), waiting after each until it is idle. Medians over the rounds. About 5 minutes.
+//
+//   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
+//   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { availableCpus } from '../src/cpus.js'
+import { HEAVY, wrk } from './closed.js'
+import { mainThreadCpuMs, requireTools, settle, startAll } from './proc.js'
+import { median } from './stats.js'
+
+const OUT = fileURLToPath(new URL('./out', import.meta.url))
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 8)
+const SECONDS = Number(process.env.BENCH_SECONDS || 5)
+const WARM_UP_SECONDS = 2
+// The service's request log line is written after the answer, at info; warn leaves it out, as
+// the baselines have none.
+const SERVICE = { LOG_LEVEL: 'warn' }
+
+requireTools([['wrk', 'Debian: apt-get install wrk']])
+
+// `adds`: what the step adds, to the server named by `to` (the step below it).
+const servers = [
+  { name: 'cluster prefork', file: 'bench/servers/cluster.js', adds: 'computes where it parses; no main thread of its own' },
+  { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js', to: 'cluster prefork', adds: 'a thread hop (postMessage, a FIFO, one task a thread)' },
+  { name: 'pool + request.signal', file: 'bench/servers/thread-pool.js', env: { SIGNAL: '1' }, to: 'worker_threads pool', adds: "Fastify's request.signal, handed to nothing" },
+  { name: 'Piscina, no signal', file: 'bench/servers/piscina.js', env: { SIGNAL: '0' }, to: 'worker_threads pool', adds: "Piscina's hand-off in place of postMessage" },
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js', to: 'Piscina, no signal', adds: 'the request.signal handed to Piscina (cancellable tasks)' },
+  { name: 'service', file: 'src/server.js', env: SERVICE, to: 'Fastify + Piscina', adds: "the service's queue, deadlines, metrics, hooks, validation" },
+  { name: 'service, 2 tasks per thread', file: 'src/server.js', env: { ...SERVICE, POOL_TASKS_PER_THREAD: '2' }, to: 'service', adds: 'a cheap task waits on a busy thread: no round trip between tasks' }
+].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [] }))
+const byName = new Map(servers.map((server) => [server.name, server]))
+// The cluster's HTTP runs in its forked children: its primary does no per-request work to count.
+const hasMainThread = (server) => server.name !== 'cluster prefork'
+const url = (server) => `http://127.0.0.1:${server.port}/fib?num=${HEAVY}`
+
+const threads = availableCpus().cpus
+const connections = 2 * threads
+await startAll(servers, threads)
+for (const server of servers) {
+  await wrk(url(server), connections, WARM_UP_SECONDS)
+  await settle(server.pid)
+}
+for (let round = 0; round < ROUNDS; round++) {
+  for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+    const before = mainThreadCpuMs(server.pid)
+    const { rps } = await wrk(url(server), connections, SECONDS)
+    server.rps.push(rps)
+    server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
+    await settle(server.pid)
+  }
+  const cluster = byName.get('cluster prefork').rps[round]
+  for (const server of servers) server.ratio.push(server.rps[round] / cluster)
+  console.log(`round ${round + 1}: ${servers.map((s) => `${s.name} ${s.ratio[round].toFixed(2)}`).join(', ')}`)
+}
+
+const f = (x, d) => x.toFixed(d)
+const rows = servers.map((server) => {
+  const mainUs = hasMainThread(server) ? median(server.mainUs) : undefined
+  const below = server.to && byName.get(server.to)
+  const step = below ? `${f(median(server.ratio) - median(below.ratio), 3)}` : '-'
+  const stepUs = below && hasMainThread(below) ? `${mainUs - median(below.mainUs) >= 0 ? '+' : ''}${f(mainUs - median(below.mainUs), 0)}` : '-'
+  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step} | ${mainUs === undefined ? '-' : f(mainUs, 0)} | ${stepUs} |`
+})
+const markdown = [
+  `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
+  '',
+  `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each round's 2xx/s over the cluster prefork's in the same round.`,
+  '',
+  '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...rows,
+  ''
+].join('\n')
+mkdirSync(OUT, { recursive: true })
+writeFileSync(join(OUT, 'ladder.md'), markdown)
+console.log(`\n${markdown}`)
+process.exit(0)
