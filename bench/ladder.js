@@ -6,7 +6,7 @@
 // For each: 2xx/s as a share of the cluster's in the same round, and the main thread's CPU time
 // per request (/proc schedstat), the counter that the noise of this shared machine disturbs least.
 // The servers run at once; each round drives every one in turn (the order reversed every other
-// round), waiting after each until it is idle. Medians over the rounds. About 5 minutes.
+// round), waiting after each until it is idle. Medians over the rounds. About 7 minutes.
 //
 //   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
 //   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
