@@ -30,7 +30,8 @@ requireTools([['wrk', 'Debian: apt-get install wrk']])
 
 // `adds`: what the step adds, to the server named by `to` (the step below it).
 const servers = [
-  { name: 'cluster prefork', file: 'bench/servers/cluster.js', adds: 'computes where it parses; no main thread of its own' },
+  // Its HTTP runs in forked children: no main thread of its own to count (as in latency.js).
+  { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true, adds: 'computes where it parses; no main thread of its own' },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js', to: 'cluster prefork', adds: 'a thread hop (postMessage, a FIFO, one task a thread)' },
   { name: 'pool + request.signal', file: 'bench/servers/thread-pool.js', env: { SIGNAL: '1' }, to: 'worker_threads pool', adds: "Fastify's request.signal, handed to nothing" },
   { name: 'Piscina, no signal', file: 'bench/servers/piscina.js', env: { SIGNAL: '0' }, to: 'worker_threads pool', adds: "Piscina's hand-off in place of postMessage" },
@@ -39,8 +40,6 @@ const servers = [
   { name: 'service, 2 tasks per thread', file: 'src/server.js', env: { ...SERVICE, POOL_TASKS_PER_THREAD: '2' }, to: 'service', adds: 'a cheap task waits on a busy thread: no round trip between tasks' }
 ].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [] }))
 const byName = new Map(servers.map((server) => [server.name, server]))
-// The cluster's HTTP runs in its forked children: its primary does no per-request work to count.
-const hasMainThread = (server) => server.name !== 'cluster prefork'
 const url = (server) => `http://127.0.0.1:${server.port}/fib?num=${HEAVY}`
 
 const threads = availableCpus().cpus
@@ -55,7 +54,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const before = mainThreadCpuMs(server.pid)
     const { rps } = await wrk(url(server), connections, SECONDS)
     server.rps.push(rps)
-    server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
+    if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
     await settle(server.pid)
   }
   const cluster = byName.get('cluster prefork').rps[round]
@@ -63,13 +62,16 @@ for (let round = 0; round < ROUNDS; round++) {
   console.log(`round ${round + 1}: ${servers.map((s) => `${s.name} ${s.ratio[round].toFixed(2)}`).join(', ')}`)
 }
 
-const f = (x, d) => x.toFixed(d)
+// A number for the table, '-' where there is none; `signed` for a step, with its sign.
+const f = (x, d) => (x === undefined ? '-' : x.toFixed(d))
+const signed = (x, d) => (x > 0 ? `+${f(x, d)}` : f(x, d))
 const rows = servers.map((server) => {
-  const mainUs = hasMainThread(server) ? median(server.mainUs) : undefined
-  const below = server.to && byName.get(server.to)
-  const step = below ? `${f(median(server.ratio) - median(below.ratio), 3)}` : '-'
-  const stepUs = below && hasMainThread(below) ? `${mainUs - median(below.mainUs) >= 0 ? '+' : ''}${f(mainUs - median(below.mainUs), 0)}` : '-'
-  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step} | ${mainUs === undefined ? '-' : f(mainUs, 0)} | ${stepUs} |`
+  const mainUs = server.forks ? undefined : median(server.mainUs)
+  const below = byName.get(server.to)
+  const belowMainUs = below && !below.forks ? median(below.mainUs) : undefined
+  const step = below && signed(median(server.ratio) - median(below.ratio), 3)
+  const stepUs = mainUs !== undefined && belowMainUs !== undefined ? signed(mainUs - belowMainUs, 0) : undefined
+  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step ?? '-'} | ${f(mainUs, 0)} | ${stepUs ?? '-'} |`
 })
 const markdown = [
   `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
