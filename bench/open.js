@@ -1,7 +1,12 @@
-// The open-loop part of `npm run bench`: the mixed workload offered at a fixed rate, whatever the
-// answers do, at shares of this machine's compute limit measured in the same run. Closed-loop
-// tools (wrk) slow their sending when the server slows down and so hide queueing; k6's
+// The open-loop part of `npm run bench`: a mix of task sizes offered at a fixed rate, whatever the
+// answers do, at shares of what this machine carries, measured in the same run. Closed-loop tools
+// (wrk) slow their sending when the server slows down and so hide queueing; k6's
 // constant-arrival-rate does not.
+//
+// The load axis: C, the best peer's throughput with the same client and the same mix, closed-loop
+// (CAPACITY_VUS clients, each sending again when answered). Fractions of C are loads this machine
+// carries with k6 on the same cores; the compute limit (every thread computing the mix, no HTTP,
+// no client) is printed beside it, and C / limit says how much the client and HTTP take.
 import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,56 +15,80 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs, settle } from './proc.js'
 import { pct0 } from './report.js'
-import { simulate } from './sim.js'
 import { median } from './stats.js'
 
 const K6_SCRIPT = fileURLToPath(new URL('./k6/open-loop.js', import.meta.url))
-const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
-// num and share: 60% ~2 ms tasks, 30% ~6 ms, 8% ~16 ms, 2% ~70 ms on this machine.
-export const MIX = [[28, 0.6], [30, 0.3], [32, 0.08], [35, 0.02]]
-export const LOADS = [0.5, 0.7, 0.8, 0.9, 1, 1.2]
+const FASTEST = fileURLToPath(new URL('./fib.cjs', import.meta.url))
+// [[num, share], ...]. default: 60% ~2 ms tasks, 30% ~5 ms, 8% ~13 ms, 2% ~55 ms on a fast hour;
+// big: the biggest class carries most of the work (70% of tasks fib(26), 20% fib(30), 10% fib(34),
+// which hold about 10%, 20% and 70% of the work).
+export const MIXES = {
+  default: [[28, 0.6], [30, 0.3], [32, 0.08], [35, 0.02]],
+  big: [[26, 0.7], [30, 0.2], [34, 0.1]]
+}
+export const LOADS = [0.5, 0.7, 0.8, 0.9, 0.95]
+// The closed loop that measures C: clients and seconds.
+export const CAPACITY_VUS = 16
+// Below this C / limit, the client or the harness is eating the machine.
+const HEALTHY_CAPACITY = 0.85
 
-// Every thread computing the mix back to back for `seconds`, no HTTP: tasks per second the
-// machine can do at most, and the median compute time of each num. The limit is the threads over
-// the mix's mean cost (each num's mean compute time at its share), not the count of tasks done:
-// that count depends on how many of the rare large tasks the draw held (2% of fib(35), 30 times a
-// fib(28)), and a lucky draw once put the limit 8% above what the mix costs (`drawnRps`).
-export async function computeLimit (threads, seconds) {
+// A mix by name (MIXES) or as JSON ([[num, share], ...], shares summing to 1).
+export function parseMix (text) {
+  if (Object.hasOwn(MIXES, text)) return { name: text, mix: MIXES[text] }
+  let mix
+  try {
+    mix = JSON.parse(text)
+  } catch {}
+  const valid = Array.isArray(mix) && mix.length > 0 &&
+    mix.every((c) => Array.isArray(c) && Number.isInteger(c[0]) && c[0] >= 0 && c[0] <= 45 && c[1] > 0) &&
+    Math.abs(mix.reduce((sum, [, share]) => sum + share, 0) - 1) < 1e-9
+  if (!valid) throw new Error(`mix ${JSON.stringify(text)} is invalid: expected one of ${Object.keys(MIXES).join(', ')} or [[num, share], ...] with nums 0-45 and shares summing to 1`)
+  return { name: 'custom', mix: [...mix].sort((a, b) => a[0] - b[0]) }
+}
+
+// Every thread computing the mix back to back for `seconds`, no HTTP, with the fastest form of the
+// computation (bench/fib.cjs): tasks per second the machine can do at most, and the median
+// compute time of each num. The limit is the threads over the mix's mean cost (each num's mean
+// compute time at its share), not the count of tasks done, which depends on how many of the rare
+// large tasks the draw held.
+export async function computeLimit (threads, seconds, mix) {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads')
-    import(workerData.fib).then(({ default: fib }) => {
-      const times = Object.fromEntries(workerData.mix.map(([num]) => [num, []]))
-      const end = Date.now() + workerData.ms
-      let tasks = 0
-      while (Date.now() < end) {
-        let u = Math.random()
-        const [num] = workerData.mix.find(([, share]) => (u -= share) < 0) ?? workerData.mix.at(-1)
-        times[num].push(fib({ num }).computeMs)
-        tasks++
-      }
-      // A short run may never draw the rarest num: time it once, outside the count.
-      for (const [num] of workerData.mix) if (times[num].length === 0) times[num].push(fib({ num }).computeMs)
-      parentPort.postMessage({ tasks, times })
-    })`
+    const { performance } = require('node:perf_hooks')
+    const fib = require(workerData.fib)
+    const times = Object.fromEntries(workerData.mix.map(([num]) => [num, []]))
+    const time = (num) => {
+      const started = performance.now()
+      fib(num)
+      times[num].push(performance.now() - started)
+    }
+    const end = Date.now() + workerData.ms
+    while (Date.now() < end) {
+      let u = Math.random()
+      const [num] = workerData.mix.find(([, share]) => (u -= share) < 0) ?? workerData.mix.at(-1)
+      time(num)
+    }
+    // A short run may never draw the rarest num: time it once more.
+    for (const [num] of workerData.mix) if (times[num].length === 0) time(num)
+    parentPort.postMessage(times)`
   const results = await Promise.all(Array.from({ length: threads }, () => new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: { fib: FIB, mix: MIX, ms: seconds * 1000 } })
+    const worker = new Worker(code, { eval: true, workerData: { fib: FASTEST, mix, ms: seconds * 1000 } })
     worker.once('message', resolve)
     worker.once('error', reject)
   })))
-  const times = Object.fromEntries(MIX.map(([num]) => [num, results.flatMap((r) => r.times[num])]))
-  const meanCostMs = MIX.reduce((sum, [num, share]) => sum + share * times[num].reduce((a, b) => a + b, 0) / times[num].length, 0)
-  return {
-    rps: threads * 1000 / meanCostMs,
-    drawnRps: results.reduce((sum, r) => sum + r.tasks, 0) / seconds,
-    classMs: Object.fromEntries(MIX.map(([num]) => [num, median(times[num])]))
-  }
+  const times = Object.fromEntries(mix.map(([num]) => [num, results.flatMap((r) => r[num])]))
+  const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length
+  const meanCostMs = mix.reduce((sum, [num, share]) => sum + share * mean(times[num]), 0)
+  return { rps: threads * 1000 / meanCostMs, classMs: Object.fromEntries(mix.map(([num]) => [num, median(times[num])])) }
 }
 
-// One k6 run at `rate` requests per second against `port`, with the draw of the mix `seed`; its
-// summary (bench/k6/open-loop.js).
-function k6 (port, rate, seconds, seed) {
+// One k6 run against `port` with the draw of the mix `seed`: open-loop at `load.rate` requests per
+// second, or closed-loop with `load.vus` clients; its summary (bench/k6/open-loop.js).
+function k6 (port, load, seconds, mix, seed) {
   const out = join(tmpdir(), `open-loop-${process.pid}-${port}.json`)
-  const env = { BASE_URL: `http://127.0.0.1:${port}`, RATE: String(Math.round(rate)), DURATION: `${seconds}s`, MIX: JSON.stringify(MIX), SEED: String(seed), OUT: out }
+  const env = { BASE_URL: `http://127.0.0.1:${port}`, DURATION: `${seconds}s`, MIX: JSON.stringify(mix), SEED: String(seed), OUT: out }
+  if (load.vus) env.VUS = String(load.vus)
+  else env.RATE = String(Math.round(load.rate))
   const args = ['run', '-q', '--no-color', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), K6_SCRIPT]
   return new Promise((resolve, reject) => {
     const child = spawn('k6', args, { stdio: ['ignore', 'ignore', 'pipe'] })
@@ -98,13 +127,12 @@ function cpuWindow (pid, fromS, toS) {
   }
 }
 
-// Per server and load, the figures of one run: goodput, share not answered 200, percentiles.
+// The figures of one run: goodput, share not answered 200, percentiles of all and of each class.
 function figures (summary, seconds, cpu) {
   const classes = Object.values(summary.classes)
   const ok = classes.reduce((sum, c) => sum + c.ok, 0)
   const offered = ok + classes.reduce((sum, c) => sum + c.notOk, 0) + summary.dropped
   return {
-    offered,
     goodput: ok / seconds,
     notOkShare: offered === 0 ? 0 : 1 - ok / offered,
     ...summary.all,
@@ -114,37 +142,64 @@ function figures (summary, seconds, cpu) {
   }
 }
 
-// Runs every load on every server, in a rotating order, `rounds` times; keeps the run with the
-// median p99 of each server and load. `log` prints progress.
-export async function runOpen ({ servers, threads, seconds, rounds, loads = LOADS, limitSeconds, log }) {
-  const limit = await computeLimit(threads, limitSeconds)
-  log(`open loop: compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads (${limit.drawnRps.toFixed(0)} counted in the draw); ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
+// Rounds of one server at one load, as medians with their spread: [median, min, max].
+function spread (values) {
+  const known = values.filter((v) => v !== undefined && v !== null)
+  return known.length === 0 ? undefined : [median(known), Math.min(...known), Math.max(...known)]
+}
+
+function summarise (runs, mix) {
+  const pick = (read) => spread(runs.map(read))
+  return {
+    rounds: runs.length,
+    goodput: pick((r) => r.goodput),
+    notOkShare: pick((r) => r.notOkShare),
+    p50: pick((r) => r.p50),
+    p99: pick((r) => r.p99),
+    classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
+    refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
+    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal) }
+  }
+}
+
+// C: each peer's closed-loop throughput (200s per second) with `vus` clients, the best of them.
+async function capacity ({ peers, seconds, vus, mix, log }) {
+  const rps = {}
+  for (const server of peers) {
+    const summary = await k6(server.port, { vus }, seconds, mix, 0)
+    rps[server.name] = figures(summary, seconds).goodput
+    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop (${vus} clients, ${seconds} s)`)
+    await settle(server.pid)
+  }
+  const best = Object.keys(rps).reduce((a, b) => (rps[b] > rps[a] ? b : a))
+  return { rps: rps[best], by: best, peers: rps, vus, seconds }
+}
+
+// Measures the compute limit and C, then runs every load on every server `rounds` times, the order
+// of the servers rotated each round; reports each figure's median over the rounds and its spread.
+// `peers` name the servers C is measured with. `log` prints progress.
+export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
+  const limit = await computeLimit(threads, limitSeconds, mix)
+  log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
+  const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
+  const share = c.rps / limit.rps
+  c.warning = share < HEALTHY_CAPACITY
+  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
   const runs = {}
   for (let round = 0; round < rounds; round++) {
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
         const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9)
-        const result = figures(await k6(server.port, load * limit.rps, seconds, round), seconds, cpu())
+        const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}%`
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms, not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
+        const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
       }
     }
   }
-  const results = {}
-  for (const load of loads) {
-    results[load] = {}
-    for (const { name } of servers) {
-      const sorted = runs[load][name].sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
-      results[load][name] = sorted[(sorted.length - 1) >> 1]
-    }
-  }
-  // What a model of each policy gives at these loads, with the measured compute times.
-  const classes = MIX.map(([num, share]) => [num, limit.classMs[num], share])
-  const model = Object.fromEntries(loads.filter((load) => load < 1).map((load) => [load,
-    Object.fromEntries(['per-process', 'shared', 'cheapest'].map((policy) => [policy, simulate(policy, load, classes, threads)]))]))
-  return { limit, loads, seconds, rounds, mix: MIX, results, model }
+  const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
+  return { limit, capacity: c, loads, seconds, rounds, mix, peers, results }
 }

@@ -3,24 +3,34 @@
 // (bench/open.js) drive them in turn; bench/report.js, chart.js and hockey.js write what they found.
 //
 //   npm run bench                      # closed loop (wrk), 5 s runs, 3 rounds, about 10 minutes,
-//                                      # then the open loop (k6), about 6 minutes; writes bench/
+//                                      # then the open loop (k6), about 17 minutes; writes bench/
 //   npm run bench -- --suite open      # only the open loop (or --suite closed)
+//   npm run bench -- --suite open --mix big         # another mix: a name in open.js's MIXES,
+//   npm run bench -- --mix '[[27,0.5],[33,0.5]]'    # or [[num, share], ...] (BENCH_MIX too)
 //   npm run bench -- --smoke           # seconds-long runs: keeps the harness working (CI)
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { loadConfig } from '../src/config.js'
 import { availableCpus } from '../src/cpus.js'
 import { chart } from './chart.js'
 import { runClosed } from './closed.js'
 import { hockey } from './hockey.js'
-import { runOpen } from './open.js'
+import { parseMix, runOpen } from './open.js'
 import { requireTools, startAll } from './proc.js'
 import { closedMarkdown, openMarkdown } from './report.js'
 
 const { values: args } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, suite: { type: 'string', default: 'all' } }
+  options: {
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    suite: { type: 'string', default: 'all' },
+    mix: { type: 'string', default: process.env.BENCH_MIX || 'default' },
+    // More servers of SERVERS for the open loop, by name, comma-separated (variants of the service).
+    'open-also': { type: 'string', default: '' }
+  }
 })
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SECONDS = Number(process.env.BENCH_SECONDS || (args.smoke ? 1 : 5))
@@ -28,10 +38,15 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || (args.smoke ? 1 : 3))
 const OUT = args.out ?? join(ROOT, args.smoke ? 'bench/out' : 'bench')
 const N = availableCpus().cpus
 const FIRST_PORT = 4100
-// The open loop: 20 s per server and load (about 6 minutes a round).
+// The open loop: 20 s per server and load, 3 rounds (a 20 s p99 at high load swings 2x for the
+// same code; about 5 minutes a round), C measured over 20 s.
 const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS || (args.smoke ? 2 : 20))
-const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || 1)
-const OPEN_LOOP_SERVERS = ['service', 'service, 2 tasks per thread', 'cluster prefork', 'primary + IPC pool']
+const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || (args.smoke ? 1 : 3))
+const CAPACITY_SECONDS = args.smoke ? 2 : 20
+// The service and its peers: C is the best peer's throughput.
+const OPEN_PEERS = ['cluster prefork', 'FIFO pool']
+const OPEN_LOOP_SERVERS = ['service', ...OPEN_PEERS, ...args['open-also'].split(',').filter(Boolean)]
+const { name: mixName, mix } = parseMix(args.mix)
 
 // name, entry file, extra environment. THREADS tells the baselines how many processes/children.
 const SERVERS = [
@@ -47,7 +62,10 @@ const SERVERS = [
   { name: 'primary + IPC pool', file: 'bench/servers/ipc-pool.js' },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
-  { name: 'typical Fastify app', file: 'bench/servers/typical.js' }
+  { name: 'typical Fastify app', file: 'bench/servers/typical.js' },
+  // The open loop's alone: its plain peer, and the service with every size predicted equal.
+  { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js', openOnly: true },
+  { name: 'service, FIFO order', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0' }, openOnly: true }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
 requireTools([['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']])
@@ -60,21 +78,27 @@ const write = (name, report, markdown, svg) => {
   console.log(`bench: wrote ${join(OUT, `${name}.md`)}, ${name}.json and ${svg.file}`)
 }
 
-await startAll(SERVERS, N)
+const CLOSED_SERVERS = SERVERS.filter((s) => !s.openOnly)
+const openServers = SERVERS.filter((s) => OPEN_LOOP_SERVERS.includes(s.name))
+await startAll([...new Set([...(args.suite !== 'open' ? CLOSED_SERVERS : []), ...(args.suite !== 'closed' ? openServers : [])])], N)
 if (args.suite !== 'open') {
-  const closed = await runClosed({ servers: SERVERS, threads: N, seconds: SECONDS, rounds: ROUNDS, log: console.log })
+  const closed = await runClosed({ servers: CLOSED_SERVERS, threads: N, seconds: SECONDS, rounds: ROUNDS, log: console.log })
   write('results', { machine, ...closed }, closedMarkdown, { file: 'chart.svg', draw: chart })
 }
 if (args.suite !== 'closed') {
   const open = await runOpen({
-    servers: SERVERS.filter((s) => OPEN_LOOP_SERVERS.includes(s.name)),
+    servers: openServers,
+    peers: OPEN_PEERS,
     threads: N,
     seconds: OPEN_SECONDS,
     rounds: OPEN_ROUNDS,
+    mix,
     limitSeconds: args.smoke ? 1 : 10,
-    ...(args.smoke && { loads: [0.5, 1.2] }),
+    capacitySeconds: CAPACITY_SECONDS,
+    ...(args.smoke && { loads: [0.5, 0.95] }),
     log: console.log
   })
-  write('open-loop', { machine, ...open }, openMarkdown, { file: 'open-loop.svg', draw: (report) => hockey(report, machine) })
+  const name = mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`
+  write(name, { machine, mixName, maxWaitMs: loadConfig({}).poolMaxWaitMs, ...open }, openMarkdown, { file: `${name}.svg`, draw: (report) => hockey(report, machine) })
 }
 process.exit(0)

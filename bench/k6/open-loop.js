@@ -2,7 +2,8 @@
 // do (k6's constant-arrival-rate, evenly spaced), the i-th request's num drawn from MIX by a
 // generator seeded with SEED and i (bench/k6/mix.js: the same tasks in the same order for every
 // server given the same SEED); latency of the 200s per num, and the count of everything else,
-// written as JSON to OUT.
+// written as JSON to OUT. With VUS in place of RATE, the same mix closed-loop: VUS clients each
+// sending its next request when the last is answered, which measures what a server carries.
 import exec from 'k6/execution'
 import http from 'k6/http'
 import { Counter, Trend } from 'k6/metrics'
@@ -10,6 +11,7 @@ import { mixSequence } from './mix.js'
 
 const BASE_URL = __ENV.BASE_URL
 const RATE = Number(__ENV.RATE)
+const VUS = Number(__ENV.VUS)
 const DURATION = __ENV.DURATION
 // [[num, share], ...], shares summing to 1.
 const MIX = JSON.parse(__ENV.MIX)
@@ -32,9 +34,9 @@ const latencyAll = new Trend('latency_all', true)
 const refused = new Trend('refused_latency', true)
 const refusedWithoutRetryAfter = new Counter('refused_without_retry_after')
 
-export const options = {
-  scenarios: {
-    open: {
+const scenario = VUS > 0
+  ? { executor: 'constant-vus', vus: VUS, duration: DURATION, gracefulStop: '60s' }
+  : {
       executor: 'constant-arrival-rate',
       rate: RATE,
       timeUnit: '1s',
@@ -43,7 +45,9 @@ export const options = {
       maxVUs: MAX_VUS,
       gracefulStop: '60s'
     }
-  },
+
+export const options = {
+  scenarios: { load: scenario },
   discardResponseBodies: true,
   summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max', 'count']
 }
