@@ -162,26 +162,30 @@ function summarise (runs, mix) {
   }
 }
 
-// C: each peer's closed-loop throughput (200s per second) with `vus` clients, the best of them.
-async function capacity ({ peers, seconds, vus, mix, log }) {
+// C: each peer's closed-loop throughput (200s per second) with `vus` clients, the best of them;
+// and, for the report only, what `subject` (the service) carries the same way.
+async function capacity ({ peers, subject, seconds, vus, mix, log }) {
   const rps = {}
-  for (const server of peers) {
+  for (const server of [...peers, subject]) {
     const summary = await k6(server.port, { vus }, seconds, mix, 0)
     rps[server.name] = figures(summary, seconds).goodput
     log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop (${vus} clients, ${seconds} s)`)
     await settle(server.pid)
   }
-  const best = Object.keys(rps).reduce((a, b) => (rps[b] > rps[a] ? b : a))
-  return { rps: rps[best], by: best, peers: rps, vus, seconds }
+  const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
+  const own = rps[subject.name]
+  delete rps[subject.name]
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds }
 }
 
 // Measures the compute limit and C, then runs every load on every server `rounds` times, the order
 // of the servers rotated each round; reports each figure's median over the rounds and its spread.
-// `peers` name the servers C is measured with. `log` prints progress.
+// `peers` name the servers C is measured with; the first of `servers` is the one judged (the
+// service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
   const limit = await computeLimit(threads, limitSeconds, mix)
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
-  const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
+  const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
   const share = c.rps / limit.rps
   c.warning = share < HEALTHY_CAPACITY
   log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)

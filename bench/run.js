@@ -28,8 +28,10 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     suite: { type: 'string', default: 'all' },
     mix: { type: 'string', default: process.env.BENCH_MIX || 'default' },
-    // More servers of SERVERS for the open loop, by name, comma-separated (variants of the service).
-    'open-also': { type: 'string', default: '' }
+    // More servers of SERVERS for the open loop, by name, separated by ';' (variants of the service).
+    'open-also': { type: 'string', default: '' },
+    // The open loop's loads, shares of C, comma-separated (open.js's LOADS by default).
+    loads: { type: 'string' }
   }
 })
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -45,7 +47,7 @@ const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || (args.smoke ? 1 : 3)
 const CAPACITY_SECONDS = args.smoke ? 2 : 20
 // The service and its peers: C is the best peer's throughput.
 const OPEN_PEERS = ['cluster prefork', 'FIFO pool']
-const OPEN_LOOP_SERVERS = ['service', ...OPEN_PEERS, ...args['open-also'].split(',').filter(Boolean)]
+const OPEN_LOOP_SERVERS = ['service', ...OPEN_PEERS, ...args['open-also'].split(';').filter(Boolean)]
 const { name: mixName, mix } = parseMix(args.mix)
 
 // name, entry file, extra environment. THREADS tells the baselines how many processes/children.
@@ -63,9 +65,10 @@ const SERVERS = [
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js' },
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
   { name: 'typical Fastify app', file: 'bench/servers/typical.js' },
-  // The open loop's alone: its plain peer, and the service with every size predicted equal.
+  // The open loop's alone: its plain peer, and the service ordering tasks as they come, as it does
+  // when every size is predicted equal (a task whose cost cannot be known).
   { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js', openOnly: true },
-  { name: 'service, FIFO order', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0' }, openOnly: true }
+  { name: 'service, sizes unknown', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0' }, openOnly: true }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
 requireTools([['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']])
@@ -96,6 +99,7 @@ if (args.suite !== 'closed') {
     limitSeconds: args.smoke ? 1 : 10,
     capacitySeconds: CAPACITY_SECONDS,
     ...(args.smoke && { loads: [0.5, 0.95] }),
+    ...(args.loads && { loads: args.loads.split(',').map(Number) }),
     log: console.log
   })
   const name = mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`

@@ -34,6 +34,7 @@ export const poolOptions = (config) => ({
   threads: config.poolThreads,
   maxQueue: config.poolMaxQueue,
   maxWaitMs: config.poolMaxWaitMs,
+  deadlineFactor: config.poolDeadlineFactor,
   tasksPerThread: config.poolTasksPerThread,
   nice: config.poolThreadNice,
   timeoutMs: config.requestTimeoutMs

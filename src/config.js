@@ -12,15 +12,17 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 // Capped so that no setting can block the main thread for long.
 export const DEFAULT_FIB_INLINE_MAX_NUM = 18
 const MAX_INLINE_NUM = 30
-// The longest predicted wait for a thread at which a task is still admitted. Nothing was refused
-// up to 90% load in the open-loop benchmark (p99 of the whole answer 0.11-0.21 s up to 80%), and
-// in a flood a client hears 503 at once rather than seconds later; an admitted task then starts
-// within about twice this (README, "The queue").
+// The longest predicted wait for a thread at which a task is still admitted: in a flood a client
+// hears 503 at once rather than seconds later (bench/open-loop.md).
 export const DEFAULT_POOL_MAX_WAIT_MS = 1000
+// A waiting task's allowance before cheaper work stops overtaking it, in multiples of its own
+// predicted compute (capped by the wait, src/pool/index.js); 0 orders tasks as they come.
+// 12 lets a fib(28) go ahead of every bigger task that came within 37 ms before it.
+export const DEFAULT_POOL_DEADLINE_FACTOR = 12
 // Tasks that may wait, per thread: a cap for memory only. The wait bound refuses work first
 // unless tasks are under a millisecond each.
 export const DEFAULT_QUEUE_PER_THREAD = 1000
-// One task per thread: every waiting task stays in the service's queue, cheapest first, for the
+// One task per thread: every waiting task stays in the service's queue, in deadline order, for the
 // first thread to free up, and aborting a task never costs another its thread. 2 lets a cheap
 // task wait on a busy thread, which saves a round trip per task (throughput of uniformly short
 // tasks) but commits it to that thread: at half load on the open-loop mix, fib(28)'s p99 was
@@ -68,6 +70,7 @@ const schema = {
     POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
     POOL_MAX_QUEUE: { type: 'integer', minimum: 0, maximum: 1_000_000 },
     POOL_MAX_WAIT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_POOL_MAX_WAIT_MS },
+    POOL_DEADLINE_FACTOR: { type: 'integer', minimum: 0, maximum: 1000, default: DEFAULT_POOL_DEADLINE_FACTOR },
     POOL_TASKS_PER_THREAD: { type: 'integer', minimum: 1, maximum: 2, default: DEFAULT_TASKS_PER_THREAD },
     POOL_THREAD_NICE: { type: 'integer', minimum: 0, maximum: 19, default: DEFAULT_POOL_THREAD_NICE },
     FIB_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_EXACT_FIB_NUM, default: DEFAULT_FIB_MAX_NUM },
@@ -136,6 +139,7 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     availableCpus: cpus.cpus,
     poolMaxQueue: parsed.POOL_MAX_QUEUE ?? poolThreads * DEFAULT_QUEUE_PER_THREAD,
     poolMaxWaitMs: parsed.POOL_MAX_WAIT_MS,
+    poolDeadlineFactor: parsed.POOL_DEADLINE_FACTOR,
     poolTasksPerThread: parsed.POOL_TASKS_PER_THREAD,
     poolThreadNice: parsed.POOL_THREAD_NICE,
     fibMaxNum: parsed.FIB_MAX_NUM,

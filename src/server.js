@@ -54,6 +54,7 @@ app.log.info({
   metricsPort: config.metricsPort,
   maxQueue: config.poolMaxQueue,
   maxWaitMs: config.poolMaxWaitMs,
+  deadlineFactor: config.poolDeadlineFactor,
   tasksPerThread: config.poolTasksPerThread,
   threadNice: config.poolThreadNice,
   fibMaxNum: config.fibMaxNum,

@@ -1,21 +1,17 @@
-// The service's queue of tasks waiting for a thread: cheapest first, and no task overtaken by
-// more than a set amount of cheaper work, so an expensive task never starves.
+// The service's queue of tasks waiting for a thread, in order of virtual deadline: each task is
+// given one as it arrives (the pool computes it: arrival plus an allowance that grows with the
+// task's predicted cost), and the earliest starts first. A cheap task overtakes the dear ones
+// that came shortly before it; a dear task is overtaken only by what arrives within its
+// allowance, so it never starves.
 //
-// A plain data structure: no threads, no clock. A cost is any measure proportional to compute
-// time (the pool uses the task's size, so that the order of two tasks never changes while the
-// cost model learns). Kept as an array in start order: it holds at most POOL_MAX_QUEUE tasks,
-// and an insertion is one pass over them (microseconds for hundreds).
+// A plain data structure: no threads, no clock. Each task carries its cost (any measure
+// proportional to compute time: the pool uses the task's size) for the work counted ahead of it.
+// Kept as an array in start order: it holds at most POOL_MAX_QUEUE tasks, and an insertion is one
+// pass over them (microseconds for hundreds).
 
-export class CostQueue {
+export class DeadlineQueue {
   #entries = []
   #work = 0
-  #bypass
-
-  // `bypass()`: the cost of the work that may be placed ahead of a task after it was queued,
-  // asked at each placement, so that the pool can follow its cost model's rate.
-  constructor ({ bypass }) {
-    this.#bypass = bypass
-  }
 
   get size () {
     return this.#entries.length
@@ -26,27 +22,22 @@ export class CostQueue {
     return this.#work
   }
 
-  // Where a task of `cost` would wait, and the cost of the work ahead of it there, without
-  // queueing it: behind every task that costs no more (ties keep their order), and behind any
-  // task that cheaper work has already overtaken by as much as it may be.
-  place (cost) {
+  // Where a task with virtual deadline `deadline` would wait, and the cost of the work ahead of
+  // it there, without queueing it: behind every task whose deadline is not later (ties keep the
+  // order they came in).
+  place (deadline) {
     const entries = this.#entries
-    const bypass = this.#bypass()
     let index = entries.length
-    while (index > 0 && entries[index - 1].cost > cost) index--
-    for (let i = index; i < entries.length; i++) {
-      if (entries[i].bypassed + cost > bypass) index = i + 1
-    }
+    while (index > 0 && entries[index - 1].deadline > deadline) index--
     let ahead = 0
     for (let i = 0; i < index; i++) ahead += entries[i].cost
     return { index, ahead }
   }
 
-  // Queues `item` at the place `place(cost)` gave (computed again when not given); returns
-  // the entry, for `delete`.
-  push (item, cost, { index } = this.place(cost)) {
-    const entry = { item, cost, bypassed: 0 }
-    for (let i = index; i < this.#entries.length; i++) this.#entries[i].bypassed += cost
+  // Queues `item` of `cost` by `deadline` at the place `place(deadline)` gave (computed again when
+  // not given); returns the entry, for `delete`.
+  push (item, cost, deadline, { index } = this.place(deadline)) {
+    const entry = { item, cost, deadline }
     this.#entries.splice(index, 0, entry)
     this.#work += cost
     return entry

@@ -184,8 +184,10 @@ test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority
   await app.close()
 })
 
-// The cost-aware queue, with a stand-in task of num x 10 ms whose size the cost model knows:
-// predictions are exact, so admission and order do not depend on the machine's speed.
+// The queue, with a stand-in task of num x 10 ms whose size the cost model knows: predictions are
+// exact, so admission and order do not depend on the machine's speed. A waiting task's virtual
+// deadline is its arrival plus min(POOL_DEADLINE_FACTOR x its compute, max(its compute, the
+// predicted wait as it arrives)); the earliest starts first.
 const inOrder = (app) => {
   const order = []
   const request = (name, num) => app.inject(`/fib?num=${num}`).then((res) => {
@@ -198,13 +200,58 @@ const inOrder = (app) => {
 test('a cheap task queued after dearer ones starts before them', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
-  const running = request('running', 10)
+  // 450 ms on the thread: the dear tasks' allowances are 450 and 550 ms, the cheap one's 360.
+  const running = request('running', 45)
   await until(() => app.pool.busy === 1)
   const dear = [request('dear1', 10), request('dear2', 10)]
   await until(() => app.pool.queued === 2)
   const cheap = request('cheap', 3)
   await Promise.all([running, ...dear, cheap])
   t.same(order, ['running', 'cheap', 'dear1', 'dear2'])
+})
+
+test('a dear task is overtaken by what arrives within its allowance, POOL_DEADLINE_FACTOR times its compute, and not after', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '2' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 45) // 450 ms
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 20) // 200 ms: due 400 ms after it came (12 would give it 450)
+  await until(() => app.pool.queued === 1)
+  const cheap = request('cheap', 3) // 30 ms: each cheap task is due 60 ms after it came
+  await until(() => app.pool.queued === 2)
+  await sleep(150)
+  const within = request('within', 3) // due about 210 ms after the dear one came: ahead of it
+  await until(() => app.pool.queued === 3)
+  await sleep(200)
+  const after = request('after', 3) // due at least 410 ms after the dear one came: behind it
+  await Promise.all([running, dear, cheap, within, after])
+  t.same(order, ['running', 'cheap', 'within', 'dear', 'after'])
+})
+
+test('a dear task\'s allowance is at most the wait predicted as it came: at a short wait it is not overtaken for long', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 20) // 200 ms: the dear task's allowance is 200 ms, not 12 x 100
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 1)
+  const cheap = request('cheap', 3) // its allowance is 300 ms, the wait it finds: due after the dear one
+  await Promise.all([running, dear, cheap])
+  t.same(order, ['running', 'dear', 'cheap'])
+})
+
+test('with POOL_DEADLINE_FACTOR=0 tasks start in the order they came, whatever their sizes', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '0' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 20)
+  await until(() => app.pool.busy === 1)
+  const queued = []
+  for (const [name, num] of [['dear', 30], ['mid', 10], ['cheap', 3]]) {
+    queued.push(request(name, num))
+    await until(() => app.pool.queued === queued.length)
+  }
+  await Promise.all([running, ...queued])
+  t.same(order, ['running', 'dear', 'mid', 'cheap'])
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a cheap task waits behind no thread whose task has long to run; it takes the first thread to free up', async (t) => {
@@ -235,24 +282,6 @@ test('with POOL_TASKS_PER_THREAD=2 a cheap task waits in the queue, not on the t
   t.equal((await cheap).status, 200)
   const metrics = (await app.inject('/metrics')).body
   t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 0, 'it was not on the thread terminated to cancel the long task')
-})
-
-test('on two threads a queued task may be overtaken by twice POOL_MAX_WAIT_MS of cheaper work, POOL_MAX_WAIT_MS on each', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '1', POOL_MAX_WAIT_MS: '120' }, { task: SIZED_TEST_TASK })
-  const { order, request } = inOrder(app)
-  const blockers = [request('blocker', 5), request('blocker', 5)]
-  await until(() => app.pool.busy === 2)
-  const dear = request('dear', 10) // 100 ms, predicted to wait 50
-  await until(() => app.pool.queued === 1)
-  // Three of 40 ms, each ahead of the dear task (120 ms of the 240 it may be overtaken by): the
-  // third is predicted to wait (80 + 100) / 2 = 90 ms. Behind it, it would wait 140: refused.
-  const cheap = []
-  for (let n = 1; n <= 3; n++) {
-    cheap.push(request('cheap', 4))
-    await until(() => app.pool.queued === 1 + n)
-  }
-  t.same((await Promise.all([...blockers, dear, ...cheap])).map((res) => res.statusCode), Array(6).fill(200))
-  t.equal(order.at(-1), 'dear')
 })
 
 test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear one is refused once the predicted wait is over POOL_MAX_WAIT_MS', async (t) => {
