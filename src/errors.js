@@ -32,8 +32,9 @@ export const ShuttingDown = declare('SHUTTING_DOWN', 503, 'The service is shutti
   { retryAfter: 1, reason: 'shutting_down' })
 export const DeadlineExceeded = declare('DEADLINE_EXCEEDED', 504, 'The task did not finish within %d ms and was cancelled')
 
-// Codes for the client errors Fastify raises itself (content-type parser, body limit), by status;
-// any other is BAD_REQUEST. 415 cannot happen while no route takes a body; kept for the day one does.
+// Codes for the client errors Fastify raises itself (content-type parser, body limit) on a route
+// that takes a body, by status; any other is BAD_REQUEST. None of the service's routes takes one:
+// kept for the day one does.
 const CLIENT_ERROR_CODES = { 413: 'BODY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' }
 
 export function errorBody (statusCode, code, message, requestId) {
@@ -47,7 +48,23 @@ export function frameworkError (err, request, reply) {
 }
 
 async function errors (app) {
+  // A path that exists with other methods is 405 with Allow (RFC 9110, 15.5.6); any other, 404.
+  function notFound (request, reply) {
+    const path = request.url.split('?', 1)[0]
+    // Every method Fastify serves, those without a body (GET, HEAD) first.
+    const allowed = app.supportedMethods.filter((method) => app.hasRoute({ method, url: path }))
+    if (allowed.length > 0) {
+      const message = `${request.method} is not allowed on ${path}: use ${allowed.join(' or ')}`
+      return reply.code(405).header('allow', allowed.join(', ')).send(errorBody(405, 'METHOD_NOT_ALLOWED', message, request.id))
+    }
+    return reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${path}`, request.id))
+  }
+
   app.setErrorHandler(function handleError (err, request, reply) {
+    // A request no route serves is answered 404 or 405 whatever Fastify found wrong with its body
+    // or headers on the way (QUERY without a Content-Type, a body it cannot parse): the method
+    // and path decide before the content does.
+    if (request.is404 && err.statusCode < 500) return notFound(request, reply)
     if (err instanceof ServiceError) {
       if (err.retryAfter !== undefined) reply.header('retry-after', err.retryAfter)
       return reply.code(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, request.id))
@@ -65,17 +82,7 @@ async function errors (app) {
     return reply.code(500).send(errorBody(500, 'INTERNAL_ERROR', message, request.id))
   })
 
-  // A path that exists with other methods is 405 with Allow (RFC 9110, 15.5.6); any other, 404.
-  app.setNotFoundHandler(function notFound (request, reply) {
-    const path = request.url.split('?', 1)[0]
-    // Every method Fastify serves, those without a body (GET, HEAD) first.
-    const allowed = app.supportedMethods.filter((method) => app.hasRoute({ method, url: path }))
-    if (allowed.length > 0) {
-      const message = `${request.method} is not allowed on ${path}: use ${allowed.join(' or ')}`
-      return reply.code(405).header('allow', allowed.join(', ')).send(errorBody(405, 'METHOD_NOT_ALLOWED', message, request.id))
-    }
-    return reply.code(404).send(errorBody(404, 'NOT_FOUND', `No route for ${request.method} ${path}`, request.id))
-  })
+  app.setNotFoundHandler(notFound)
 }
 
 export default fp(errors, { name: 'errors' })
