@@ -2,6 +2,7 @@
 import { getHeapStatistics } from 'node:v8'
 import envSchema from 'env-schema'
 import { availableCpus } from './cpus.js'
+import { memoryLimit } from './memory.js'
 
 // fib(78) is the last Fibonacci number a double holds exactly (below 2^53).
 export const MAX_EXACT_FIB_NUM = 78
@@ -37,11 +38,15 @@ export const DEFAULT_POOL_THREAD_NICE = 0
 export const DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS = 250
 // Off by default: under a flood the main thread is busiest answering 503s, and shedding on its
 // utilisation then turns away work idle threads could do. Measured with clients sharing the main
-// thread (test/overload.test.js): 19% of thread time went to delivered answers with a 0.98 limit,
+// thread (test/system/overload.test.js): 19% of thread time went to delivered answers with a 0.98 limit,
 // 82% without. With k6 as a separate process on 2 cores both settings gave the same result.
 export const DEFAULT_PRESSURE_MAX_ELU = 0
 // Shed before the heap reaches V8's limit, where the process would crash instead.
 const DEFAULT_HEAP_SHARE = 0.9
+// Shed before resident memory reaches the cgroup's limit, where the kernel would kill the process
+// instead: the rest is headroom for what grows between two samples (every 500 ms) and for memory
+// the cgroup counts beside RSS (page cache, kernel buffers of open sockets).
+export const DEFAULT_RSS_SHARE = 0.9
 // A client must send its whole request head within HTTP_HEADERS_TIMEOUT_MS and the whole request
 // within HTTP_RECEIVE_TIMEOUT_MS, or gets 408 and its connection closed: a connection that sends
 // half its headers, or nothing, is not held for ever (without a proxy in front, these are the
@@ -84,7 +89,7 @@ const schema = {
     PRESSURE_MAX_EVENT_LOOP_DELAY_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: DEFAULT_PRESSURE_MAX_EVENT_LOOP_DELAY_MS },
     PRESSURE_MAX_ELU: { type: 'number', minimum: 0, maximum: 1, default: DEFAULT_PRESSURE_MAX_ELU },
     PRESSURE_MAX_HEAP_BYTES: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    PRESSURE_MAX_RSS_BYTES: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }
+    PRESSURE_MAX_RSS_BYTES: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }
   }
 }
 
@@ -105,9 +110,18 @@ function invalid (name, value) {
   return new ConfigError(`${name}=${JSON.stringify(value)} is invalid: expected ${accepted(schema.properties[name])}`)
 }
 
+// The RSS bound in effect, and where it came from: the setting, else a share of the cgroup's
+// memory limit, else off (0).
+function rssBound (setting, memory) {
+  if (setting !== undefined) return { bytes: setting, source: 'PRESSURE_MAX_RSS_BYTES' }
+  if (memory == null) return { bytes: 0, source: 'off' }
+  return { bytes: Math.floor(memory.bytes * DEFAULT_RSS_SHARE), source: `${DEFAULT_RSS_SHARE * 100}% of ${memory.source}` }
+}
+
 // Reads the settings from `env` (process.env in production, a plain object in tests); `cpus` is
-// what this process may use ({ cpus, source }, see cpus.js). An empty variable counts as unset.
-export function loadConfig (env = process.env, cpus = availableCpus()) {
+// what this process may use ({ cpus, source }, see cpus.js), `memory` its cgroup's memory limit
+// ({ bytes, source }, see memory.js; null for none). An empty variable counts as unset.
+export function loadConfig (env = process.env, cpus = availableCpus(), memory = memoryLimit()) {
   const given = {}
   for (const [name, rule] of Object.entries(schema.properties)) {
     const value = env[name]
@@ -129,6 +143,7 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
     throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS=${JSON.stringify(String(parsed.HTTP_HEADERS_TIMEOUT_MS))} is invalid: expected at most HTTP_RECEIVE_TIMEOUT_MS (${parsed.HTTP_RECEIVE_TIMEOUT_MS})`)
   }
   const poolThreads = parsed.POOL_THREADS ?? cpus.cpus
+  const rss = rssBound(parsed.PRESSURE_MAX_RSS_BYTES, memory)
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
@@ -156,7 +171,8 @@ export function loadConfig (env = process.env, cpus = availableCpus()) {
       maxEventLoopDelayMs: parsed.PRESSURE_MAX_EVENT_LOOP_DELAY_MS,
       maxEventLoopUtilization: parsed.PRESSURE_MAX_ELU,
       maxHeapUsedBytes: parsed.PRESSURE_MAX_HEAP_BYTES ?? Math.floor(getHeapStatistics().heap_size_limit * DEFAULT_HEAP_SHARE),
-      maxRssBytes: parsed.PRESSURE_MAX_RSS_BYTES
+      maxRssBytes: rss.bytes,
+      maxRssBytesSource: rss.source
     }
   })
 }

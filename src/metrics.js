@@ -56,6 +56,8 @@ async function metrics (app, { config, schema }) {
   poolGauge('fib_pool_threads', 'Worker threads in the pool.', () => pool.threads)
   new Gauge({ name: 'fib_pool_available_cpus', help: 'CPUs this process may use: affinity capped by the cgroup CPU quota.', registers })
     .set(config.availableCpus)
+  new Gauge({ name: 'fib_pressure_max_rss_bytes', help: 'Resident memory past which work is shed with 503 (PRESSURE_MAX_RSS_BYTES, or a share of the cgroup memory limit); 0: off.', registers })
+    .set(config.pressure.maxRssBytes)
   poolGauge('fib_pool_busy_threads', 'Worker threads running a task now.', () => pool.busy)
   poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', () => pool.queued)
   poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', () => pool.maxQueue)
@@ -64,7 +66,7 @@ async function metrics (app, { config, schema }) {
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'max_wait_seconds', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'max_wait_seconds', 'deadline_factor', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -73,6 +75,7 @@ async function metrics (app, { config, schema }) {
     threads_source: config.poolThreadsSource,
     max_queue: config.poolMaxQueue,
     max_wait_seconds: config.poolMaxWaitMs / 1000,
+    deadline_factor: config.poolDeadlineFactor,
     tasks_per_thread: config.poolTasksPerThread,
     thread_nice: config.poolThreadNice,
     fib_max_num: config.fibMaxNum,

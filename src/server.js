@@ -57,6 +57,8 @@ app.log.info({
   deadlineFactor: config.poolDeadlineFactor,
   tasksPerThread: config.poolTasksPerThread,
   threadNice: config.poolThreadNice,
+  maxRssBytes: config.pressure.maxRssBytes,
+  maxRssBytesFrom: config.pressure.maxRssBytesSource,
   fibMaxNum: config.fibMaxNum,
   requestTimeoutMs: config.requestTimeoutMs,
   shutdownGraceMs: config.shutdownGraceMs

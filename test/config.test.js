@@ -4,8 +4,8 @@ import { ConfigError, DEFAULT_QUEUE_PER_THREAD, loadConfig } from '../src/config
 import { availableCpus } from '../src/cpus.js'
 
 test('with no settings, every default applies', async (t) => {
-  const config = loadConfig({})
   const { cpus, source } = availableCpus()
+  const config = loadConfig({}, { cpus, source }, null)
   t.same(config, {
     port: 3000,
     host: '0.0.0.0',
@@ -28,7 +28,8 @@ test('with no settings, every default applies', async (t) => {
       maxEventLoopDelayMs: 250,
       maxEventLoopUtilization: 0,
       maxHeapUsedBytes: Math.floor(getHeapStatistics().heap_size_limit * 0.9),
-      maxRssBytes: 0
+      maxRssBytes: 0,
+      maxRssBytesSource: 'off'
     }
   })
   t.ok(Object.isFrozen(config))
@@ -73,6 +74,15 @@ test('settings are read from the environment given', async (t) => {
     pressure: { maxEventLoopDelayMs: 100, maxEventLoopUtilization: 0.9, maxHeapUsedBytes: 1e9, maxRssBytes: 2e9 }
   })
   t.notOk('UNRELATED' in config)
+})
+
+test('the RSS bound defaults to 90% of the cgroup\'s memory limit; PRESSURE_MAX_RSS_BYTES overrides it, 0 turns it off', async (t) => {
+  const cpus = { cpus: 2, source: 'availableParallelism' }
+  const limit = { bytes: 512 * 2 ** 20, source: 'cgroup v2 memory.max' }
+  t.match(loadConfig({}, cpus, limit).pressure, { maxRssBytes: Math.floor(0.9 * 512 * 2 ** 20), maxRssBytesSource: '90% of cgroup v2 memory.max' })
+  t.match(loadConfig({ PRESSURE_MAX_RSS_BYTES: '1000' }, cpus, limit).pressure, { maxRssBytes: 1000, maxRssBytesSource: 'PRESSURE_MAX_RSS_BYTES' })
+  t.match(loadConfig({ PRESSURE_MAX_RSS_BYTES: '0' }, cpus, limit).pressure, { maxRssBytes: 0, maxRssBytesSource: 'PRESSURE_MAX_RSS_BYTES' })
+  t.match(loadConfig({}, cpus, null).pressure, { maxRssBytes: 0, maxRssBytesSource: 'off' })
 })
 
 test('the pool defaults to the CPUs the process may use, and says where that came from', async (t) => {

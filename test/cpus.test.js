@@ -1,20 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import { test } from 'tap'
 import { availableCpus } from '../src/cpus.js'
-
-// A fake /sys/fs/cgroup and /proc/self/cgroup: `files` maps paths under the root to contents.
-function fakeTree (t, procSelfCgroup, files) {
-  const dir = mkdtempSync(join(tmpdir(), 'cgroup-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, 'root', path)), { recursive: true })
-    writeFileSync(join(dir, 'root', path), `${content}\n`)
-  }
-  writeFileSync(join(dir, 'cgroup'), procSelfCgroup)
-  return { root: join(dir, 'root'), procSelfCgroup: join(dir, 'cgroup') }
-}
+import { fakeTree } from './helper.js'
 
 // What availableCpus answers for that fake tree, on a machine of `parallelism` CPUs.
 const cpusFor = (t, procSelfCgroup, files, parallelism) => availableCpus({ ...fakeTree(t, procSelfCgroup, files), parallelism })

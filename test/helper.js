@@ -1,5 +1,8 @@
 // Test helpers: an app built from a given environment, closed when the test ends.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { build as buildApp } from '../src/app.js'
@@ -43,6 +46,18 @@ export async function until (predicate, ms = 10_000) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
+}
+
+// A fake /sys/fs/cgroup and /proc/self/cgroup: `files` maps paths under the root to contents.
+export function fakeTree (t, procSelfCgroup, files) {
+  const dir = mkdtempSync(join(tmpdir(), 'cgroup-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, 'root', path)), { recursive: true })
+    writeFileSync(join(dir, 'root', path), `${content}\n`)
+  }
+  writeFileSync(join(dir, 'cgroup'), procSelfCgroup)
+  return { root: join(dir, 'root'), procSelfCgroup: join(dir, 'cgroup') }
 }
 
 // A TCP port free on loopback at the time of asking.

@@ -9,7 +9,7 @@ import { THROWS } from './fixtures/test-worker.js'
 const scrape = async (app) => (await app.inject('/metrics')).body
 
 test('/metrics serves the Prometheus text format with the pool\'s size, capacity and configuration', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '2', POOL_MAX_QUEUE: '5', FIB_MAX_NUM: '40', REQUEST_TIMEOUT_MS: '1500' })
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_MAX_QUEUE: '5', FIB_MAX_NUM: '40', REQUEST_TIMEOUT_MS: '1500', PRESSURE_MAX_RSS_BYTES: '123456789' })
   const res = await app.inject('/metrics')
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], 'text/plain; version=0.0.4')
@@ -18,7 +18,8 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
   t.ok(value(res.body, 'fib_pool_available_cpus') >= 1)
   t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
   t.equal(value(res.body, 'fib_pool_queue_size'), 0)
-  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",max_wait_seconds="1",tasks_per_thread="1",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
+  t.equal(value(res.body, 'fib_pressure_max_rss_bytes'), 123456789, 'the RSS bound in effect')
+  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",max_wait_seconds="1",deadline_factor="12",tasks_per_thread="1",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
   const elu = value(res.body, 'nodejs_eventloop_utilization_ratio')
   t.ok(elu >= 0 && elu <= 1, `event-loop utilisation is a ratio (${elu})`)
   t.ok(value(res.body, 'nodejs_eventloop_lag_p99_seconds') >= 0, 'prom-client\'s default metrics are there')
