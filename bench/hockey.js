@@ -44,8 +44,8 @@ export function hockey (open, machine) {
     ...panel(WIDTH, `p99 of fib(${small}), the smallest`, open, servers, (r) => r.classes[small].p99?.[0])
   ]
   servers.forEach((name, i) => parts.push(
-    `<rect x="${LEFT + i * 190}" y="${HEIGHT + 2}" width="12" height="4" fill="${COLOURS[name] ?? OTHER}"/>`,
-    `<text x="${LEFT + i * 190 + 16}" y="${HEIGHT + 8}" font-size="11">${escape(name)}</text>`))
+    `<rect x="${LEFT + i * 160}" y="${HEIGHT + 2}" width="12" height="4" fill="${COLOURS[name] ?? OTHER}"/>`,
+    `<text x="${LEFT + i * 160 + 16}" y="${HEIGHT + 8}" font-size="11">${escape(name)}</text>`))
   parts.push(`<text x="10" y="${HEIGHT + 28}" font-size="11" fill="#555">${escape(`${machine.cpu}, ${machine.cpus} CPUs, Node ${machine.node}, ${machine.date}; k6 constant-arrival-rate on the same cores`)}</text>`)
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * WIDTH}" height="${HEIGHT + 36}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>

@@ -1,0 +1,84 @@
+// node bench/gaps.js: where the queue of waiting tasks should live, measured by the idle gap a
+// thread has between two tasks when work is waiting. Two designs, each ordering tasks by virtual
+// deadline with the service's own queue (src/pool/queue.js):
+//   in front:  the service's pool (src/pool/index.js): Piscina is handed a task only when a
+//              thread can take it; a thread's result comes back to the main thread, and the pool
+//              hands the next task over from there. Every task carries its cancellation signal.
+//   inside:    Piscina's own `taskQueue` option, ordered by the same queue, Piscina handing the
+//              next task to the freed thread in its completion callback. Tasks carry no signal:
+//              Piscina 5.3 puts a task with a signal that finds no free thread in a queue of its
+//              own, ahead of the taskQueue (piscinajs/piscina issue 899), which undoes the order;
+//              so a running task could not be cancelled in this design.
+// A burst of TASKS small tasks on one thread; the gap is the burst's time less the compute each
+// task measured in its thread, over the tasks. Rounds alternate the designs.
+//
+//   node bench/gaps.js     # 5 rounds of 2,000 fib(20), about 10 s
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+import Fastify from 'fastify'
+import { Piscina } from 'piscina'
+import pool from '../src/pool/index.js'
+import { DeadlineQueue } from '../src/pool/queue.js'
+import { median } from './stats.js'
+
+const TASKS = Number(process.env.TASKS || 2000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
+const NUM = 20
+const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
+const PHI = (1 + Math.sqrt(5)) / 2
+
+// Piscina's TaskQueue interface over the service's queue: each task's deadline and size come in
+// its queue options.
+class PiscinaDeadlineQueue {
+  #queue = new DeadlineQueue()
+  #entries = new Map()
+  get size () { return this.#queue.size }
+  push (task) {
+    const { deadline, work } = task[Piscina.queueOptionsSymbol]
+    this.#entries.set(task, this.#queue.push(task, work, deadline))
+  }
+
+  shift () {
+    const task = this.#queue.shift() ?? null
+    this.#entries.delete(task)
+    return task
+  }
+
+  remove (task) {
+    const entry = this.#entries.get(task)
+    if (entry === undefined) return
+    this.#queue.delete(entry)
+    this.#entries.delete(task)
+  }
+}
+
+const front = Fastify({ logger: false })
+front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, nice: 0, timeoutMs: 1e9 })
+await front.ready()
+const inside = new Piscina({ filename: FIB, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, taskQueue: new PiscinaDeadlineQueue(), recordTiming: false })
+
+const DESIGNS = {
+  'in front': () => front.pool.run({ num: NUM }, new AbortController().signal),
+  inside: (i) => inside.run({ num: NUM, [Piscina.queueOptionsSymbol]: { deadline: i, work: PHI ** NUM } })
+}
+
+async function burst (run) {
+  const started = performance.now()
+  const results = await Promise.all(Array.from({ length: TASKS }, (_, i) => run(i)))
+  const wallMs = performance.now() - started
+  const computeMs = results.reduce((sum, r) => sum + r.computeMs, 0)
+  return (wallMs - computeMs) * 1000 / TASKS
+}
+
+for (const run of Object.values(DESIGNS)) await burst(run)
+const gaps = Object.fromEntries(Object.keys(DESIGNS).map((name) => [name, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  const names = Object.keys(DESIGNS)
+  if (round % 2 === 1) names.reverse()
+  for (const name of names) gaps[name].push(await burst(DESIGNS[name]))
+}
+for (const [name, values] of Object.entries(gaps)) {
+  console.log(`${name.padEnd(9)} idle gap between tasks: median ${median(values).toFixed(1)} us (rounds ${values.map((v) => v.toFixed(1)).join(', ')})`)
+}
+await front.close()
+await inside.destroy()
