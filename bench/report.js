@@ -19,8 +19,8 @@ const SMALL_GOAL = 0.6
 const BIG_GOAL = 2
 const OVERLOAD = 0.95
 const FAST_REFUSAL_MS = 100
-export const SERVICE = 'service'
-export const FIFO_POOL = 'FIFO pool'
+const SERVICE = 'service'
+const FIFO_POOL = 'FIFO pool'
 
 // [median, min, max] as "median (min-max)".
 const m = (x, d = 1) => (x === undefined ? '-' : f(x[0], d))
