@@ -25,9 +25,8 @@ export const DEFAULT_POOL_DEADLINE_FACTOR = 12
 export const DEFAULT_QUEUE_PER_THREAD = 1000
 // One task per thread: every waiting task stays in the service's queue, in deadline order, for the
 // first thread to free up, and aborting a task never costs another its thread. 2 lets a cheap
-// task wait on a busy thread, which saves a round trip per task (throughput of uniformly short
-// tasks) but commits it to that thread: at half load on the open-loop mix, fib(28)'s p99 was
-// 160 ms with 2 against 69 ms with 1 (README, "The queue").
+// task wait on a busy thread, which saves a round trip per task (fib(27) at concurrency 4: 0.981x
+// the cluster's throughput against 0.936x, bench/ladder.js) but commits it to that thread.
 export const DEFAULT_TASKS_PER_THREAD = 1
 // Off by default. Lower-priority workers let the main thread take a core at once (/health p99
 // under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and

@@ -33,8 +33,7 @@ export const CALIBRATION_ROUNDS = 5
 // the round trip through the main thread (0.1-0.3 ms), worth having for tasks up to about twenty
 // times that; a dearer task handed over early would hold back every cheaper task that arrives
 // after it, and a cheap task handed to a thread with a long task to finish would wait for it
-// while other threads free up (open-loop benchmark: fib(28)'s p99 was one fib(35), 140 ms, at
-// half load).
+// while other threads free up (behind a fib(35), the whole 90 ms of it).
 const SECOND_SLOT_MAX_MS = 5
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than the wait predicted as it arrives (and no less than its
