@@ -31,6 +31,11 @@ test('the scrape config and the recording rules pass promtool', async (t) => {
   }
 })
 
+test('each alert fires on its condition and not below it (promtool test rules)', async (t) => {
+  const check = spawnSync('promtool', ['test', 'rules', fileURLToPath(new URL('../../deploy/rules.test.yml', import.meta.url))], { encoding: 'utf8' })
+  t.equal(check.status, 0, 'deploy/rules.test.yml passes', { output: `${check.stdout}${check.stderr}` })
+})
+
 test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -70,7 +75,7 @@ test('Prometheus scrapes the service: up == 1 and the pool metrics arrive', asyn
   const [completed] = await query('fib_pool_tasks_completed_total')
   t.equal(completed.value[1], '1')
 
-  // The README's three questions, answered by the recording rules, once two scrapes make a rate.
+  // The three questions of docs/operations.md, answered by the recording rules, once two scrapes make a rate.
   const load = setInterval(() => app.inject('/fib?num=22'), 50)
   t.teardown(() => clearInterval(load))
   for (const rule of ['fib_pool:thread_busy:ratio_rate1m', 'fib_pool:requests_shed:ratio_rate1m', 'fib_pool:request_duration_seconds:p99_rate5m']) {
