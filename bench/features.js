@@ -7,9 +7,8 @@
 // listener's timeouts and connection limit are Node's HTTP, not measured here.
 //
 // All in this process, through Fastify's inject: no sockets, so what is measured is Fastify and
-// the features, not Node's HTTP parser and sockets, the same on every step (bench/profile.js
-// measures those). Requests go one at a time, the apps in a rotating order round after round,
-// each round a few milliseconds. What a round takes is timed (this thread's CPU time counts in
+// the features, not Node's HTTP parser and sockets, the same on every step. Requests go one at a
+// time, the apps in a rotating order round after round, each round a few milliseconds. What a round takes is timed (this thread's CPU time counts in
 // 4 ms ticks here), and it is never less than the work: a round that the machine interrupts (other
 // processes, the hypervisor) only takes longer. So each app's cost is a low quantile (the 10th
 // percentile) of its rounds, the least disturbed; under wrk, one server's CPU per request ranged

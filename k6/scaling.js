@@ -19,7 +19,7 @@ const STEP_SECONDS = Number(__ENV.STEP_SECONDS || 10)
 // fib(34): about 55 ms of CPU. Beside it the HTTP round trip and the thread hand-off are small,
 // so one thread cannot look like two. With shorter tasks a single thread gains from a second
 // client (its next task starts while the answer travels): speed-ups of 1.42-1.50 at fib(30),
-// up to 1.35 at fib(32), 0.95-1.07 at fib(34) (README, k6).
+// up to 1.35 at fib(32), 0.95-1.07 at fib(34) (docs/benchmarks.md).
 const NUM = Number(__ENV.NUM || 34)
 // The concurrency at which every CPU should be busy; default: the CPUs the service may use.
 const THREADS = Number(__ENV.THREADS || 0)

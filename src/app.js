@@ -23,7 +23,7 @@ export function requestId (req) {
   return typeof id === 'string' && USABLE_REQUEST_ID.test(id) ? id : randomUUID()
 }
 
-// Callback-style hooks on the hot path: no promise per request (measured in bench/README.md).
+// Callback-style hooks on the hot path: no promise per request (docs/benchmarks.md, "Questions answered").
 export function echoRequestId (request, reply, done) {
   reply.header('x-request-id', request.id)
   done()

@@ -9,7 +9,7 @@ export const MAX_EXACT_FIB_NUM = 78
 export const DEFAULT_FIB_MAX_NUM = 45
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 // A task cheaper than the hand-off to a thread runs on the main thread: up to fib(18) (~30 us)
-// it costs the main thread less than the hand-off does, whatever the core count (bench/README.md).
+// it costs the main thread less than the hand-off does, whatever the core count (docs/benchmarks.md).
 // Capped so that no setting can block the main thread for long.
 export const DEFAULT_FIB_INLINE_MAX_NUM = 18
 const MAX_INLINE_NUM = 30
@@ -30,7 +30,7 @@ export const DEFAULT_QUEUE_PER_THREAD = 1000
 export const DEFAULT_TASKS_PER_THREAD = 1
 // Off by default. Lower-priority workers let the main thread take a core at once (/health p99
 // under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and
-// anything else on the machine: accepted requests waited 744 ms instead of 270 (bench/README.md).
+// anything else on the machine: accepted requests waited 744 ms instead of 270 (docs/benchmarks.md).
 export const DEFAULT_POOL_THREAD_NICE = 0
 // Main-thread pressure past which work is shed. The main thread only does HTTP, so a mean
 // event-loop delay of a quarter second means requests are already waiting.
@@ -66,7 +66,7 @@ export const DEFAULT_HTTP_MAX_CONNECTIONS = 10_000
 const SHUTDOWN_MARGIN_MS = 5_000
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
-const schema = {
+export const schema = {
   type: 'object',
   properties: {
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },

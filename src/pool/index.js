@@ -147,7 +147,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // first. One controller and a plain timer, released when the task settles: AbortSignal.timeout()
   // cannot be cleared, so each task's timer outlived it by REQUEST_TIMEOUT_MS, and
   // AbortSignal.any() tracks its sources through weak references: 6-14 us of the main thread a
-  // task, against 1.5-3.5 this way (bench/signals.js; bench/README.md, "Deadlines").
+  // task, against 1.5-3.5 this way (docs/benchmarks.md, "Questions answered").
   function cancelOn (signal) {
     const controller = new AbortController()
     let late = false

@@ -135,7 +135,7 @@ test('a task waiting on a busy thread is answered at its deadline, not when its 
   // Not asserted: the running task's own answer. A Piscina thread that finds a task waiting as
   // the one it ran returns starts it before posting the first result, so that result can wait
   // for the whole 780 ms of a stand-in predicted at 0 ms (one run in ten here). Real tasks wait
-  // on a busy thread only when predicted under 5 ms, which bounds that delay (README).
+  // on a busy thread only when predicted under 5 ms, which bounds that delay (src/pool/index.js).
   await running
 })
 
