@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs, settle } from './proc.js'
 import { pct0 } from './report.js'
-import { median } from './stats.js'
+import { median, spread } from './stats.js'
 
 const K6_SCRIPT = fileURLToPath(new URL('./k6/open-loop.js', import.meta.url))
 const FASTEST = fileURLToPath(new URL('./fib.cjs', import.meta.url))
@@ -143,11 +143,6 @@ function figures (summary, seconds, cpu) {
 }
 
 // Rounds of one server at one load, as medians with their spread: [median, min, max].
-function spread (values) {
-  const known = values.filter((v) => v !== undefined && v !== null)
-  return known.length === 0 ? undefined : [median(known), Math.min(...known), Math.max(...known)]
-}
-
 function summarise (runs, mix) {
   const pick = (read) => spread(runs.map(read))
   return {
@@ -158,7 +153,9 @@ function summarise (runs, mix) {
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
-    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal) }
+    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal) },
+    // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
+    byRound: { p99: runs.map((r) => r.p99), classes: Object.fromEntries(mix.map(([num]) => [num, runs.map((r) => r.classes[num].p99)])) }
   }
 }
 

@@ -8,3 +8,9 @@ export function median (values) {
 
 // The p-th quantile (0 to 1) of values already sorted.
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+
+// [median, min, max] of the values known, undefined for none.
+export function spread (values) {
+  const known = values.filter((v) => v !== undefined && v !== null)
+  return known.length === 0 ? undefined : [median(known), Math.min(...known), Math.max(...known)]
+}
