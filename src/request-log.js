@@ -13,7 +13,7 @@ export class RequestLog extends LogController {
 
   requestCompleted (err, request, reply) {
     // At LOG_LEVEL=warn or error the line is not even built, nor its level chosen (docs/benchmarks.md,
-    // "Questions answered"): no request line is above info.
+    // "Each feature's cost"): no request line is above info.
     if (!request.log.isLevelEnabled('info')) return
     const level = request.routeOptions.config.polled ? 'debug' : 'info'
     if (!request.log.isLevelEnabled(level)) return
