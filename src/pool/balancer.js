@@ -5,9 +5,10 @@
 // POOL_TASKS_PER_THREAD=2 a second task may wait on a busy thread and start the moment the
 // first ends (fib(27) at concurrency 4: 0.981x the cluster's throughput against 0.936x,
 // bench/ladder.js). The price: a task handed over behind another cannot be overtaken any more,
-// nor move to a thread that frees up sooner. So only a cheap task waits on a busy thread, and only behind a task predicted to end
-// soon (SECOND_SLOT_MAX_MS in index.js); the pool must know when each thread is idle and when its
-// work is predicted to end, which is what `holding` and `ends` keep.
+// nor move to a thread that frees up sooner. So only a cheap task waits on a busy thread, and
+// only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must know
+// when each thread is idle and when its work is predicted to end, which is what `holding` and
+// `ends` keep.
 import { performance } from 'node:perf_hooks'
 
 export class Balancer {
