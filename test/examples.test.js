@@ -15,7 +15,7 @@ test('the sieve counts the primes below n', async (t) => {
 })
 
 test('GET /primes runs the task on the pool\'s threads, and refuses what is not a size', async (t) => {
-  const app = await build({ execArgv: BARE })
+  const app = await build({ env: { POOL_THREADS: '2' }, execArgv: BARE })
   t.teardown(() => app.close())
   const answers = await Promise.all([2_000_000, 3_000_000].map((below) => app.inject(`/primes?below=${below}`)))
   t.same(answers.map((res) => res.json().primes), [148_933, 216_816])
@@ -31,7 +31,7 @@ test('GET /primes runs the task on the pool\'s threads, and refuses what is not 
 
 test('known sizes let a small task overtake a big one; unknown sizes keep arrival order', async (t) => {
   for (const [task, expected] of [[PRIMES_TASK, ['small', 'big']], [{ ...PRIMES_TASK, work: () => 1 }, ['big', 'small']]]) {
-    const app = await build({ threads: 1, task, execArgv: BARE })
+    const app = await build({ env: { POOL_THREADS: '1' }, task, execArgv: BARE })
     const order = []
     // The one thread busy, then a big task and a small one.
     const first = app.inject('/primes?below=5000000')

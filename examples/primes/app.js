@@ -2,6 +2,8 @@
 // The example of docs/your-own-task.md.
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
+import { poolOptions } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
 import errors from '../../src/errors.js'
 import pool from '../../src/pool/index.js'
 
@@ -26,21 +28,13 @@ const schema = {
   }
 }
 
-// `task` swaps the task's size function (e.g. one that cannot know the size: `() => 1`).
-export async function build ({ threads = 2, task = PRIMES_TASK, execArgv } = {}) {
+// The pool takes the service's own settings (POOL_THREADS, POOL_MAX_WAIT_MS, ...:
+// docs/configuration.md), read from `env`; `task` swaps the task's size function (e.g. one that
+// cannot know the size: `() => 1`).
+export async function build ({ env = process.env, task = PRIMES_TASK, execArgv } = {}) {
   const app = Fastify({ logger: false })
   await app.register(errors)
-  await app.register(pool, {
-    threads,
-    maxQueue: 1000 * threads,
-    maxWaitMs: 1000,
-    deadlineFactor: 12,
-    tasksPerThread: 1,
-    nice: 0,
-    timeoutMs: 30_000,
-    task,
-    execArgv
-  })
+  await app.register(pool, { ...poolOptions(loadConfig(env)), task, execArgv })
   app.get('/primes', { schema }, async (request) => {
     const below = Number(request.query.below)
     if (below > MAX_BELOW) throw Object.assign(new Error(`below must be at most ${MAX_BELOW}, got ${below}`), { statusCode: 400 })
