@@ -120,8 +120,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       return settle(job, start(job, place))
     }
     if (queue.size >= maxQueue) throw queueFull()
-    const deadline = performance.now() + Math.min(deadlineFactor * costMs, costMs + predictedWaitMs())
-    const spot = queue.place(deadline)
+    const now = performance.now()
+    const deadline = now + Math.min(deadlineFactor * costMs, costMs + predictedWaitMs())
+    // It overtakes no waiting task that it would push past POOL_MAX_WAIT_MS: what was admitted
+    // is still predicted to start within the bound it was admitted under.
+    const spot = queue.place(deadline, (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.admitted + maxWaitMs - now)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, signal)

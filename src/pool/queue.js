@@ -2,7 +2,7 @@
 // given one as it arrives (the pool computes it: arrival plus an allowance that grows with the
 // task's predicted cost), and the earliest starts first. A cheap task overtakes the dear ones
 // that came shortly before it; a dear task is overtaken only by what arrives within its
-// allowance, so it never starves.
+// allowance, so it never starves, and never past what the pool allows it to wait (`passes`).
 //
 // A plain data structure: no threads, no clock. Each task carries its cost (any measure
 // proportional to compute time: the pool uses the task's size) for the work counted ahead of it.
@@ -24,13 +24,21 @@ export class DeadlineQueue {
 
   // Where a task with virtual deadline `deadline` would wait, and the cost of the work ahead of
   // it there, without queueing it: behind every task whose deadline is not later (ties keep the
-  // order they came in).
-  place (deadline) {
+  // order they came in), and behind every task it may not pass: `passes(item, ahead)` says
+  // whether it may go ahead of a waiting `item` with `ahead` cost before it now.
+  place (deadline, passes = () => true) {
     const entries = this.#entries
     let index = entries.length
     while (index > 0 && entries[index - 1].deadline > deadline) index--
     let ahead = 0
     for (let i = 0; i < index; i++) ahead += entries[i].cost
+    for (let i = index, before = ahead; i < entries.length; i++) {
+      before += entries[i].cost
+      if (!passes(entries[i].item, before - entries[i].cost)) {
+        index = i + 1
+        ahead = before
+      }
+    }
     return { index, ahead }
   }
 

@@ -253,6 +253,21 @@ test('a dear task\'s allowance counts its own compute on top of the wait: a chea
   t.same(order, ['running', 'cheap', 'dear'])
 })
 
+test('a cheap task does not overtake an admitted one past POOL_MAX_WAIT_MS: it goes behind it, and is refused if that is too long a wait', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '2' }, { task: SIZED_TEST_TASK })
+  const { order, request } = inOrder(app)
+  const running = request('running', 45) // 450 ms
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 25) // 250 ms after a wait of 450: at most 550 ms of work may pass it
+  await until(() => app.pool.queued === 1)
+  // 80 ms each, due 160 ms after they came, before the dear one: six fit in its 550 ms.
+  const cheap = Array.from({ length: 7 }, (_, i) => request(`cheap${i + 1}`, 8))
+  const answers = await Promise.all([running, dear, ...cheap])
+  t.same(answers.map((res) => res.statusCode), [200, 200, 200, 200, 200, 200, 200, 200, 503])
+  t.equal(answers[8].json().code, 'QUEUE_FULL', 'behind the dear task it would wait 1,180 ms')
+  t.same(order, ['cheap7', 'running', 'cheap1', 'cheap2', 'cheap3', 'cheap4', 'cheap5', 'cheap6', 'dear'], 'refused at once')
+})
+
 test('with POOL_DEADLINE_FACTOR=0 tasks start in the order they came, whatever their sizes', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '0' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
@@ -311,10 +326,12 @@ test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear o
   t.equal(dear.statusCode, 503)
   t.match(dear.json(), { code: 'QUEUE_FULL', message: /wait about 1\.25 s, over 1\.24 s \(POOL_MAX_WAIT_MS\)/ })
   t.equal(dear.headers['retry-after'], '2', 'the predicted wait, rounded up to a second')
-  const cheapest = request('cheapest', 3)
-  t.same((await Promise.all([...blockers, ...cheap, cheapest])).map((res) => res.statusCode), Array(43).fill(200))
-  t.same(order.slice(0, 3), ['blocker', 'blocker', 'cheapest'], 'a cheaper task still got in, ahead of the queue')
-  t.equal(value((await app.inject('/metrics')).body, 'fib_requests_rejected_total', 'reason="queue_wait"'), 1)
+  // Going first, a cheaper task would push the last cheap one past the bound: it is refused too.
+  const cheapest = await app.inject('/fib?num=3')
+  t.equal(cheapest.statusCode, 503)
+  t.same((await Promise.all([...blockers, ...cheap])).map((res) => res.statusCode), Array(42).fill(200))
+  t.same(order.slice(0, 2), ['blocker', 'blocker'])
+  t.equal(value((await app.inject('/metrics')).body, 'fib_requests_rejected_total', 'reason="queue_wait"'), 2)
 })
 
 test('a queued task whose client goes away leaves the queue and its predicted work with it', async (t) => {

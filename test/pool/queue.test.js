@@ -37,6 +37,22 @@ test('place() says where a task would wait and the work ahead of it, without que
   t.same(drain(queue), ['small', 'at the place given', 'mid', 'big'])
 })
 
+test('place() puts a task behind every waiting task it may not pass, with the work ahead of it there', async (t) => {
+  const queue = new DeadlineQueue()
+  queue.push('a', 10, 100)
+  queue.push('b', 20, 200)
+  queue.push('c', 30, 300)
+  const asked = []
+  const spot = queue.place(50, (item, ahead) => {
+    asked.push([item, ahead])
+    return item !== 'b'
+  })
+  t.same(asked, [['a', 0], ['b', 10], ['c', 30]], 'each task it would pass, with the cost ahead of it now')
+  t.same(spot, { index: 2, ahead: 30 }, 'behind b, still ahead of c')
+  t.same(queue.place(50, () => false), { index: 3, ahead: 60 }, 'passing none, it goes last')
+  t.same(queue.place(250, (item) => item !== 'a'), { index: 2, ahead: 30 }, 'behind its deadline\'s place in any case')
+})
+
 test('a cancelled task leaves the queue and its predicted work with it', async (t) => {
   const queue = new DeadlineQueue()
   queue.push('a', 10, 1)
