@@ -38,9 +38,9 @@ const SECOND_SLOT_MAX_MS = 5
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus the wait predicted as it arrives.
 // Cheap tasks overtake dear ones at every load, while a dear task's extra delay stays within
-// about one wait of a first-come-first-served pool's. Capping at the wait alone gave a 20 ms task
-// the allowance of a 90 ms one once the wait passed 100 ms: both absorbed every burst (open loop,
-// 70-90% of C: overall p99 0.91-1.18x the FIFO pool's against 1.01-1.34x in the same rounds).
+// about one wait of a first-come-first-served pool's. Capped at the wait alone, a 20 ms task got
+// the allowance of a 90 ms one once the wait passed 100 ms: both absorbed every burst, and the
+// overall p99 was higher at 70-90% of C (docs/design.md, "What the queue was measured against").
 const IDLE = Object.freeze({})
 
 // What Piscina rejects a task with when the thread it was on is terminated for another task.
@@ -124,7 +124,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const deadline = now + Math.min(deadlineFactor * costMs, costMs + predictedWaitMs())
     // It overtakes no waiting task that it would push past POOL_MAX_WAIT_MS: what was admitted
     // is still predicted to start within the bound it was admitted under.
-    const spot = queue.place(deadline, (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.admitted + maxWaitMs - now)
+    const stillInTime = (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.admitted + maxWaitMs - now
+    const spot = queue.place(deadline, stillInTime)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, signal)
