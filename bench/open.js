@@ -175,19 +175,21 @@ async function capacity ({ peers, subject, seconds, vus, mix, log }) {
   return { rps: rps[best], by: best, peers: rps, own, vus, seconds }
 }
 
-// Measures the compute limit and C, then runs every load on every server `rounds` times, the order
-// of the servers rotated each round; reports each figure's median over the rounds and its spread.
-// `peers` name the servers C is measured with; the first of `servers` is the one judged (the
-// service). `log` prints progress.
+// Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
+// the servers rotated each round; reports each figure's median over the rounds and its spread.
+// C is measured again each round and sets that round's rates: the machine's speed drifts within
+// minutes, and one C for a 30-minute run would set every round's rates from one moment of it. `peers` name the servers C is measured with; the first of `servers` is the one
+// judged (the service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
   const limit = await computeLimit(threads, limitSeconds, mix)
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
-  const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
-  const share = c.rps / limit.rps
-  c.warning = share < HEALTHY_CAPACITY
-  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
   const runs = {}
+  const capacities = []
   for (let round = 0; round < rounds; round++) {
+    const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
+    capacities.push(c)
+    const share = c.rps / limit.rps
+    log(`round ${round + 1}: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${share < HEALTHY_CAPACITY ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
@@ -202,5 +204,15 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
     }
   }
   const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
-  return { limit, capacity: c, loads, seconds, rounds, mix, peers, results }
+  return { limit, capacity: overRounds(capacities, limit), loads, seconds, rounds, mix, peers, results }
+}
+
+// The rounds' C as one: medians of each server's closed-loop throughput, the best peer by its
+// median, and each round's C in order.
+function overRounds (capacities, limit) {
+  const peers = Object.fromEntries(Object.keys(capacities[0].peers).map((name) => [name, median(capacities.map((c) => c.peers[name]))]))
+  const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
+  const rps = median(capacities.map((c) => c.rps))
+  const { vus, seconds } = capacities[0]
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), warning: rps / limit.rps < HEALTHY_CAPACITY }
 }

@@ -37,15 +37,15 @@ export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds
     `Measured by \`npm run bench\` on ${machine.date}: ${machine.cpu}, ${machine.cpus} CPUs for the process, Node ${machine.node}.`,
     `k6 \`constant-arrival-rate\` on the same machine and cores, ${seconds} s per server and load, ${rounds} round${rounds === 1 ? '' : 's'} with the order of the servers rotated; each figure is the median over the rounds, with the lowest and highest in brackets.`,
     `Mix: ${mix.map(([num, share]) => `${+(share * 100).toFixed(1)}% fib(${num})`).join(', ')}; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
-    `Loads are shares of **C = ${f(capacity.rps, 0)} tasks/s**, the best peer's throughput (${capacity.by}) with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s; ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
-    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? ', **below 0.85: the client or the harness is eating the machine, and the loads are lower than they look**' : ''}.`,
+    `Loads are shares of C, the best peer's throughput with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s), measured again at the start of each round and setting that round's rates: **${capacity.byRound.map((rps) => f(rps, 0)).join(', ')} tasks/s** (median ${f(capacity.rps, 0)}; medians: ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
+    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: the median C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? ', **below 0.85: the client or the harness is eating the machine, and the loads are lower than they look**' : ''}.`,
     'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time. Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own.',
     '',
     `![p99 against offered load](${mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`}.svg)`,
     ''
   ]
   for (const load of loads) {
-    lines.push(`## ${Math.round(load * 100)}% of C (${f(load * capacity.rps, 0)} req/s offered)`, '',
+    lines.push(`## ${Math.round(load * 100)}% of C (${capacity.byRound.map((rps) => f(load * rps, 0)).join(', ')} req/s offered)`, '',
       `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server |`,
       `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|`)
     for (const name of servers) {

@@ -41,7 +41,7 @@ const OUT = args.out ?? join(ROOT, args.smoke ? 'bench/out' : 'bench')
 const N = availableCpus().cpus
 const FIRST_PORT = 4100
 // The open loop: 20 s per server and load, 3 rounds (a 20 s p99 at high load swings 2x for the
-// same code; about 5 minutes a round), C measured over 20 s.
+// same code; about 7 minutes a round), C measured over 20 s at the start of each round.
 const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS || (args.smoke ? 2 : 20))
 const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS || (args.smoke ? 1 : 3))
 const CAPACITY_SECONDS = args.smoke ? 2 : 20
