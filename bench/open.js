@@ -178,8 +178,9 @@ async function capacity ({ peers, subject, seconds, vus, mix, log }) {
 // Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
 // the servers rotated each round; reports each figure's median over the rounds and its spread.
 // C is measured again each round and sets that round's rates: the machine's speed drifts within
-// minutes, and one C for a 30-minute run would set every round's rates from one moment of it. `peers` name the servers C is measured with; the first of `servers` is the one
-// judged (the service). `log` prints progress.
+// minutes, and one C for a 30-minute run would set every round's rates from one moment of it.
+// `peers` name the servers C is measured with; the first of `servers` is the one judged (the
+// service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
   const limit = await computeLimit(threads, limitSeconds, mix)
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
