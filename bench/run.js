@@ -54,7 +54,7 @@ const { name: mixName, mix } = parseMix(args.mix)
 const SERVERS = [
   { name: 'service', file: 'src/server.js', env: {} },
   { name: 'service, LOG_LEVEL=error', file: 'src/server.js', env: { LOG_LEVEL: 'error' } },
-  { name: 'service, 2 tasks per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '2' } },
+  { name: 'service, 1 task per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '1' } },
   { name: 'service, inline off', file: 'src/server.js', env: { FIB_INLINE_MAX_NUM: '0' } },
   { name: 'bare Fastify (no work)', file: 'bench/servers/bare.js' },
   { name: 'single thread', file: 'bench/servers/single.js' },

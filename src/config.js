@@ -23,11 +23,12 @@ export const DEFAULT_POOL_DEADLINE_FACTOR = 12
 // Tasks that may wait, per thread: a cap for memory only. The wait bound refuses work first
 // unless tasks are under a millisecond each.
 export const DEFAULT_QUEUE_PER_THREAD = 1000
-// One task per thread: every waiting task stays in the service's queue, in deadline order, for the
-// first thread to free up, and aborting a task never costs another its thread. 2 lets a cheap
-// task wait on a busy thread, which saves a round trip per task (fib(27) at concurrency 4: 0.981x
-// the cluster's throughput against 0.936x, bench/ladder.js) but commits it to that thread.
-export const DEFAULT_TASKS_PER_THREAD = 1
+// Two: a cheap task may wait on a busy thread about to free up and start there without a round trip
+// through the main thread (fib(27) at concurrency 4: 0.981x the cluster's throughput against
+// 0.936x with one, bench/ladder.js), which keeps the service's capacity near the plain pool's at
+// 90% of it (docs/benchmarks.md). 1 keeps every waiting task in the service's queue, in deadline
+// order, for the first thread to free up.
+export const DEFAULT_TASKS_PER_THREAD = 2
 // Off by default. Lower-priority workers let the main thread take a core at once (/health p99
 // under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and
 // anything else on the machine: accepted requests waited 744 ms instead of 270 (docs/benchmarks.md).

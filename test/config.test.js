@@ -17,7 +17,7 @@ test('with no settings, every default applies', async (t) => {
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     poolMaxWaitMs: 1000,
     poolDeadlineFactor: 12,
-    poolTasksPerThread: 1,
+    poolTasksPerThread: 2,
     poolThreadNice: 0,
     fibMaxNum: 45,
     fibInlineMaxNum: 18,

@@ -103,7 +103,7 @@ test('the deadline counts the wait in the queue, not just the compute', async (t
 })
 
 test('when the threads and the queue are full, a request is refused at once with 503 and Retry-After', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_MAX_QUEUE: '1' }, { task: TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_MAX_QUEUE: '1' }, { task: TEST_TASK })
   // One on the thread, one in the queue.
   const admitted = [app.inject('/fib?num=20'), app.inject('/fib?num=20')]
   await until(() => app.pool.inFlight === 2)
