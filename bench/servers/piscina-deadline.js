@@ -1,0 +1,103 @@
+// The open loop's other place for the order: Fastify + Piscina with the waiting tasks ordered
+// inside Piscina, by its `taskQueue` option, with the service's virtual deadline (arrival +
+// min(12 x predicted compute, that compute + the predicted wait), src/pool/index.js) and its cost
+// model. Piscina hands a freed thread the next task in its own completion callback, with no hop
+// through the pool's code. Tasks carry no signal: Piscina 5.3 puts a task with a signal that finds
+// no free thread in a queue of its own, ahead of the taskQueue (piscinajs/piscina issue 899), which
+// undoes the order. So a task whose client goes away leaves the queue while it waits, but one
+// that runs cannot be cancelled. No admission bound: the benchmark's loads stay under it.
+import { fileURLToPath } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import { Piscina } from 'piscina'
+import { CostModel } from '../../src/pool/cost.js'
+import { DeadlineQueue } from '../../src/pool/queue.js'
+import { serve, THREADS } from './common.js'
+
+const DEADLINE_FACTOR = 12
+const PHI = (1 + Math.sqrt(5)) / 2
+const work = (num) => PHI ** num
+
+const model = new CostModel()
+// Work handed to the threads and not yet done, counted whole, as the service counts it.
+let startedWork = 0
+
+// Piscina's TaskQueue interface over the service's queue: a task's deadline and size come in its
+// queue options; a task leaving the queue for a thread counts as started work.
+class PiscinaDeadlineQueue {
+  #queue = new DeadlineQueue()
+  #entries = new Map()
+  get size () { return this.#queue.size }
+  get work () { return this.#queue.work }
+
+  push (task) {
+    const { deadline, work } = task[Piscina.queueOptionsSymbol]
+    this.#entries.set(task.task, { task, entry: this.#queue.push(task, work, deadline) })
+  }
+
+  shift () {
+    const task = this.#queue.shift() ?? null
+    if (task !== null) {
+      this.#entries.delete(task.task)
+      startedWork += task[Piscina.queueOptionsSymbol].work
+    }
+    return task
+  }
+
+  remove (task) {
+    const queued = this.#entries.get(task.task)
+    if (queued === undefined) return
+    this.#queue.delete(queued.entry)
+    this.#entries.delete(task.task)
+  }
+
+  // Whether the task of `input` waits here.
+  has (input) {
+    return this.#entries.has(input)
+  }
+
+  // The queued task of `input` leaves the queue: true if it was still there.
+  cancel (input) {
+    const queued = this.#entries.get(input)
+    if (queued === undefined) return false
+    this.remove(queued.task)
+    return true
+  }
+}
+
+const queue = new PiscinaDeadlineQueue()
+const piscina = new Piscina({
+  filename: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
+  minThreads: THREADS,
+  maxThreads: THREADS,
+  idleTimeout: Infinity,
+  taskQueue: queue,
+  recordTiming: false
+})
+// The service's calibration: fib(25) five times on every thread, the fastest run of each.
+for (let round = 0; round < 5; round++) {
+  const runs = await Promise.all(Array.from({ length: THREADS }, () => piscina.run({ num: 25 })))
+  for (const { computeMs } of runs) model.observe(work(25), computeMs)
+}
+
+function run (num, signal) {
+  const size = work(num)
+  const costMs = model.predict(size)
+  const waitMs = model.predict(queue.work + startedWork) / THREADS
+  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + Math.min(DEADLINE_FACTOR * costMs, costMs + waitMs), work: size } }
+  const done = piscina.run(input)
+  // A task that found a thread free went to it through no queue: started now.
+  if (!queue.has(input)) startedWork += size
+  return new Promise((resolve, reject) => {
+    const gone = () => { if (queue.cancel(input)) reject(signal.reason) }
+    signal.addEventListener('abort', gone, { once: true })
+    done.then((result) => {
+      model.observe(size, result.computeMs)
+      resolve(result)
+    }, reject).finally(() => {
+      signal.removeEventListener('abort', gone)
+      startedWork = Math.max(0, startedWork - size)
+    })
+  })
+}
+
+await serve(run, { signal: true })
