@@ -22,7 +22,7 @@ const model = new CostModel()
 let startedWork = 0
 
 // Piscina's TaskQueue interface over the service's queue: a task's deadline and size come in its
-// queue options; a task leaving the queue for a thread counts as started work.
+// queue options.
 class PiscinaDeadlineQueue {
   #queue = new DeadlineQueue()
   #entries = new Map()
@@ -36,10 +36,7 @@ class PiscinaDeadlineQueue {
 
   shift () {
     const task = this.#queue.shift() ?? null
-    if (task !== null) {
-      this.#entries.delete(task.task)
-      startedWork += task[Piscina.queueOptionsSymbol].work
-    }
+    if (task !== null) this.#entries.delete(task.task)
     return task
   }
 
@@ -48,11 +45,6 @@ class PiscinaDeadlineQueue {
     if (queued === undefined) return
     this.#queue.delete(queued.entry)
     this.#entries.delete(task.task)
-  }
-
-  // Whether the task of `input` waits here.
-  has (input) {
-    return this.#entries.has(input)
   }
 
   // The queued task of `input` leaves the queue: true if it was still there.
@@ -64,6 +56,15 @@ class PiscinaDeadlineQueue {
   }
 }
 
+// One task a thread, to an idle one; a task handed to a thread counts as started work from then
+// (calibration runs carry no size). Not counted in shift(): Piscina takes a task out of the queue
+// at every completion and puts it back when no thread is free, so it would count again each time.
+function balance (task, workers) {
+  const idle = workers.find((worker) => worker.currentUsage === 0) ?? null
+  if (idle !== null) startedWork += task[Piscina.queueOptionsSymbol]?.work ?? 0
+  return idle
+}
+
 const queue = new PiscinaDeadlineQueue()
 const piscina = new Piscina({
   filename: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
@@ -71,6 +72,7 @@ const piscina = new Piscina({
   maxThreads: THREADS,
   idleTimeout: Infinity,
   taskQueue: queue,
+  loadBalancer: balance,
   recordTiming: false
 })
 // The service's calibration: fib(25) five times on every thread, the fastest run of each.
@@ -85,8 +87,6 @@ function run (num, signal) {
   const waitMs = model.predict(queue.work + startedWork) / THREADS
   const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + Math.min(DEADLINE_FACTOR * costMs, costMs + waitMs), work: size } }
   const done = piscina.run(input)
-  // A task that found a thread free went to it through no queue: started now.
-  if (!queue.has(input)) startedWork += size
   return new Promise((resolve, reject) => {
     const gone = () => { if (queue.cancel(input)) reject(signal.reason) }
     signal.addEventListener('abort', gone, { once: true })
