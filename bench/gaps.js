@@ -14,52 +14,24 @@
 //
 //   node bench/gaps.js     # 5 rounds of 2,000 fib(20), about 10 s
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { Piscina } from 'piscina'
-import pool from '../src/pool/index.js'
-import { DeadlineQueue } from '../src/pool/queue.js'
+import pool, { FIB_TASK } from '../src/pool/index.js'
+import { PiscinaDeadlineQueue } from './servers/deadline-task-queue.js'
 import { median } from './stats.js'
 
 const TASKS = Number(process.env.TASKS || 2000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
 const NUM = 20
-const FIB = fileURLToPath(new URL('../workers/fib.js', import.meta.url))
-const PHI = (1 + Math.sqrt(5)) / 2
-
-// Piscina's TaskQueue interface over the service's queue: each task's deadline and size come in
-// its queue options.
-class PiscinaDeadlineQueue {
-  #queue = new DeadlineQueue()
-  #entries = new Map()
-  get size () { return this.#queue.size }
-  push (task) {
-    const { deadline, work } = task[Piscina.queueOptionsSymbol]
-    this.#entries.set(task, this.#queue.push(task, work, deadline))
-  }
-
-  shift () {
-    const task = this.#queue.shift() ?? null
-    this.#entries.delete(task)
-    return task
-  }
-
-  remove (task) {
-    const entry = this.#entries.get(task)
-    if (entry === undefined) return
-    this.#queue.delete(entry)
-    this.#entries.delete(task)
-  }
-}
 
 const front = Fastify({ logger: false })
 front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, nice: 0, timeoutMs: 1e9 })
 await front.ready()
-const inside = new Piscina({ filename: FIB, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, taskQueue: new PiscinaDeadlineQueue(), recordTiming: false })
+const inside = new Piscina({ filename: FIB_TASK.file, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, taskQueue: new PiscinaDeadlineQueue(), recordTiming: false })
 
 const DESIGNS = {
   'in front': () => front.pool.run({ num: NUM }, new AbortController().signal),
-  inside: (i) => inside.run({ num: NUM, [Piscina.queueOptionsSymbol]: { deadline: i, work: PHI ** NUM } })
+  inside: (i) => inside.run({ num: NUM, [Piscina.queueOptionsSymbol]: { deadline: i, work: FIB_TASK.work({ num: NUM }) } })
 }
 
 async function burst (run) {

@@ -6,55 +6,17 @@
 // no free thread in a queue of its own, ahead of the taskQueue (piscinajs/piscina issue 899), which
 // undoes the order. So a task whose client goes away leaves the queue while it waits, but one
 // that runs cannot be cancelled. No admission bound: the benchmark's loads stay under it.
-import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { Piscina } from 'piscina'
+import { DEFAULT_POOL_DEADLINE_FACTOR } from '../../src/config.js'
 import { CostModel } from '../../src/pool/cost.js'
-import { DeadlineQueue } from '../../src/pool/queue.js'
+import { CALIBRATION_ROUNDS, FIB_TASK } from '../../src/pool/index.js'
 import { serve, THREADS } from './common.js'
-
-const DEADLINE_FACTOR = 12
-const PHI = (1 + Math.sqrt(5)) / 2
-const work = (num) => PHI ** num
+import { PiscinaDeadlineQueue } from './deadline-task-queue.js'
 
 const model = new CostModel()
 // Work handed to the threads and not yet done, counted whole, as the service counts it.
 let startedWork = 0
-
-// Piscina's TaskQueue interface over the service's queue: a task's deadline and size come in its
-// queue options.
-class PiscinaDeadlineQueue {
-  #queue = new DeadlineQueue()
-  #entries = new Map()
-  get size () { return this.#queue.size }
-  get work () { return this.#queue.work }
-
-  push (task) {
-    const { deadline, work } = task[Piscina.queueOptionsSymbol]
-    this.#entries.set(task.task, { task, entry: this.#queue.push(task, work, deadline) })
-  }
-
-  shift () {
-    const task = this.#queue.shift() ?? null
-    if (task !== null) this.#entries.delete(task.task)
-    return task
-  }
-
-  remove (task) {
-    const queued = this.#entries.get(task.task)
-    if (queued === undefined) return
-    this.#queue.delete(queued.entry)
-    this.#entries.delete(task.task)
-  }
-
-  // The queued task of `input` leaves the queue: true if it was still there.
-  cancel (input) {
-    const queued = this.#entries.get(input)
-    if (queued === undefined) return false
-    this.remove(queued.task)
-    return true
-  }
-}
 
 // One task a thread, to an idle one; a task handed to a thread counts as started work from then
 // (calibration runs carry no size). Not counted in shift(): Piscina takes a task out of the queue
@@ -67,7 +29,7 @@ function balance (task, workers) {
 
 const queue = new PiscinaDeadlineQueue()
 const piscina = new Piscina({
-  filename: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
+  filename: FIB_TASK.file,
   minThreads: THREADS,
   maxThreads: THREADS,
   idleTimeout: Infinity,
@@ -75,17 +37,18 @@ const piscina = new Piscina({
   loadBalancer: balance,
   recordTiming: false
 })
-// The service's calibration: fib(25) five times on every thread, the fastest run of each.
-for (let round = 0; round < 5; round++) {
-  const runs = await Promise.all(Array.from({ length: THREADS }, () => piscina.run({ num: 25 })))
-  for (const { computeMs } of runs) model.observe(work(25), computeMs)
+// The service's calibration input and rounds, every run learned from (the service keeps each
+// thread's fastest).
+for (let round = 0; round < CALIBRATION_ROUNDS; round++) {
+  const runs = await Promise.all(Array.from({ length: THREADS }, () => piscina.run(FIB_TASK.calibration)))
+  for (const { computeMs } of runs) model.observe(FIB_TASK.work(FIB_TASK.calibration), computeMs)
 }
 
 function run (num, signal) {
-  const size = work(num)
+  const size = FIB_TASK.work({ num })
   const costMs = model.predict(size)
   const waitMs = model.predict(queue.work + startedWork) / THREADS
-  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + Math.min(DEADLINE_FACTOR * costMs, costMs + waitMs), work: size } }
+  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + Math.min(DEFAULT_POOL_DEADLINE_FACTOR * costMs, costMs + waitMs), work: size } }
   const done = piscina.run(input)
   return new Promise((resolve, reject) => {
     const gone = () => { if (queue.cancel(input)) reject(signal.reason) }

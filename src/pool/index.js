@@ -20,7 +20,7 @@ const PHI = (1 + Math.sqrt(5)) / 2
 // The task this service runs: its worker, the size of an input (the naive fib makes about
 // PHI^num calls), and an input measured on every thread at start to calibrate the cost model
 // (fib(25): about half a millisecond).
-const FIB_TASK = {
+export const FIB_TASK = {
   file: fileURLToPath(new URL('../../workers/fib.js', import.meta.url)),
   work: ({ num }) => PHI ** num,
   calibration: { num: 25 }
