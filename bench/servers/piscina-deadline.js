@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks'
 import { Piscina } from 'piscina'
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../../src/config.js'
 import { CostModel } from '../../src/pool/cost.js'
-import { CALIBRATION_ROUNDS, FIB_TASK } from '../../src/pool/index.js'
+import { allowanceMs, CALIBRATION_ROUNDS, FIB_TASK } from '../../src/pool/index.js'
 import { serve, THREADS } from './common.js'
 import { PiscinaDeadlineQueue } from './deadline-task-queue.js'
 
@@ -48,7 +48,7 @@ function run (num, signal) {
   const size = FIB_TASK.work({ num })
   const costMs = model.predict(size)
   const waitMs = model.predict(queue.work + startedWork) / THREADS
-  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + Math.min(DEFAULT_POOL_DEADLINE_FACTOR * costMs, costMs + waitMs), work: size } }
+  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, costMs, waitMs), work: size } }
   const done = piscina.run(input)
   return new Promise((resolve, reject) => {
     const gone = () => { if (queue.cancel(input)) reject(signal.reason) }

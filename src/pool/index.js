@@ -41,6 +41,8 @@ const SECOND_SLOT_MAX_MS = 5
 // about one wait of a first-come-first-served pool's. Capped at the wait alone, a 20 ms task got
 // the allowance of a 90 ms one once the wait passed 100 ms: both absorbed every burst, and the
 // overall p99 was higher at 70-90% of C (docs/design.md, "What the queue was measured against").
+export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs, costMs + waitMs)
+
 const IDLE = Object.freeze({})
 
 // What Piscina rejects a task with when the thread it was on is terminated for another task.
@@ -121,7 +123,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
     if (queue.size >= maxQueue) throw queueFull()
     const now = performance.now()
-    const deadline = now + Math.min(deadlineFactor * costMs, costMs + predictedWaitMs())
+    const deadline = now + allowanceMs(deadlineFactor, costMs, predictedWaitMs())
     // It overtakes no waiting task that it would push past POOL_MAX_WAIT_MS: what was admitted
     // is still predicted to start within the bound it was admitted under.
     const stillInTime = (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.admitted + maxWaitMs - now
