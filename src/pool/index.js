@@ -131,7 +131,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, signal)
-    return settle(job, new Promise((resolve, reject) => {
+    const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve
       job.reject = reject
@@ -141,6 +141,10 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       }
       job.cancel.addEventListener('abort', job.dequeue)
     }))
+    // The first waiting task may fit behind a busy thread's task that has come near its end since
+    // the last completion: handed over now, not at the next one, it starts as that task ends.
+    pump()
+    return answer
   }
 
   // An admitted task; its deadline runs from here.

@@ -84,6 +84,24 @@ test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a d
   for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
 })
 
+test('with POOL_TASKS_PER_THREAD=2 a queued cheap task moves behind a busy thread once its task nears its predicted end', async (t) => {
+  // The first task is predicted to take 100 ms and runs 300; the second, 4 ms.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 10, 10: 0.4 }) })
+  const tasks = [app.inject('/fib?num=30')]
+  await until(() => app.pool.busy === 1)
+  tasks.push(app.inject('/fib?num=10'))
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queuedWorkMs, 4, 'the first is predicted to run 100 ms more: the second waits in the queue')
+  await sleep(150)
+  // Past the first's predicted end, a dear task arrives and is queued; the cheap one is handed to
+  // the thread then, not when the first task ends, 150 ms later.
+  tasks.push(app.inject('/fib?num=20'))
+  await until(() => app.pool.inFlight === 3)
+  t.equal(app.pool.queuedWorkMs, 200, 'only the dear task is left in the queue')
+  t.equal(app.pool.busy, 1, 'the first task still runs')
+  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+})
+
 test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the service\'s queue', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: TEST_TASK })
   const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=30')]
@@ -438,7 +456,7 @@ test('the predicted wait counts the work still on the threads, and nothing once 
   t.equal(app.pool.predictedWaitMs, 0)
 })
 
-test('while tasks wait in the queue a new one waits with them, even where a busy thread could take it', async (t) => {
+test('a cheap task that arrives while a dear one waits goes behind the busy thread in the queue\'s order, first', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
   const { fib, metric } = await served(app)
   const gone = new AbortController()
@@ -446,12 +464,12 @@ test('while tasks wait in the queue a new one waits with them, even where a busy
   await until(() => app.pool.busy === 1)
   const dear = fib(10) // 100 ms: waits in the queue for an idle thread
   await until(() => app.pool.queued === 1)
-  const cheap = fib(0) // could wait on the busy thread, whose task is predicted done; queues instead
+  const cheap = fib(0) // the earlier deadline: first in the queue, so handed to the busy thread
   await until(() => app.pool.queued === 2)
   gone.abort()
   await t.rejects(running)
   t.same([(await cheap).status, (await dear).status], [200, 200])
-  t.equal(await metric('fib_pool_tasks_retried_total'), 0, 'neither was on the thread terminated to cancel the running task')
+  t.equal(await metric('fib_pool_tasks_retried_total'), 1, 'the cheap one was on the thread terminated to cancel the running task, and handed over again')
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a task predicted at exactly 5 ms may wait on a busy thread whose task ends within 5 ms', async (t) => {
