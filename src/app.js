@@ -36,6 +36,7 @@ export const poolOptions = (config) => ({
   maxWaitMs: config.poolMaxWaitMs,
   deadlineFactor: config.poolDeadlineFactor,
   tasksPerThread: config.poolTasksPerThread,
+  expressMaxMs: config.poolExpressMaxMs,
   nice: config.poolThreadNice,
   timeoutMs: config.requestTimeoutMs
 })

@@ -28,6 +28,9 @@ export const DEFAULT_QUEUE_PER_THREAD = 1000
 // 0.877x with one, bench/ladder.js). 1 keeps every waiting task in the service's queue, in deadline
 // order, for the first thread to free up.
 export const DEFAULT_TASKS_PER_THREAD = 2
+// The most a task may be predicted to compute to run on the express thread, beside the busy
+// threads, when none of them is predicted to free up within 5 ms; 0: no express thread.
+export const DEFAULT_POOL_EXPRESS_MAX_MS = 3
 // Off by default. Lower-priority workers let the main thread take a core at once (/health p99
 // under full load 7 -> 3.5 ms at 19), but under a flood they starve behind the main thread and
 // anything else on the machine: accepted requests waited 744 ms instead of 270 (docs/benchmarks.md).
@@ -78,6 +81,7 @@ export const schema = {
     POOL_MAX_WAIT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_POOL_MAX_WAIT_MS },
     POOL_DEADLINE_FACTOR: { type: 'integer', minimum: 0, maximum: 1000, default: DEFAULT_POOL_DEADLINE_FACTOR },
     POOL_TASKS_PER_THREAD: { type: 'integer', minimum: 1, maximum: 2, default: DEFAULT_TASKS_PER_THREAD },
+    POOL_EXPRESS_MAX_MS: { type: 'integer', minimum: 0, maximum: 1000, default: DEFAULT_POOL_EXPRESS_MAX_MS },
     POOL_THREAD_NICE: { type: 'integer', minimum: 0, maximum: 19, default: DEFAULT_POOL_THREAD_NICE },
     FIB_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_EXACT_FIB_NUM, default: DEFAULT_FIB_MAX_NUM },
     FIB_INLINE_MAX_NUM: { type: 'integer', minimum: 0, maximum: MAX_INLINE_NUM, default: DEFAULT_FIB_INLINE_MAX_NUM },
@@ -157,6 +161,7 @@ export function loadConfig (env = process.env, cpus = availableCpus(), memory = 
     poolMaxWaitMs: parsed.POOL_MAX_WAIT_MS,
     poolDeadlineFactor: parsed.POOL_DEADLINE_FACTOR,
     poolTasksPerThread: parsed.POOL_TASKS_PER_THREAD,
+    poolExpressMaxMs: parsed.POOL_EXPRESS_MAX_MS,
     poolThreadNice: parsed.POOL_THREAD_NICE,
     fibMaxNum: parsed.FIB_MAX_NUM,
     fibInlineMaxNum: parsed.FIB_INLINE_MAX_NUM,

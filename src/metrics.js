@@ -53,7 +53,7 @@ async function metrics (app, { config, schema }) {
   // The pool in the USE spirit: how big, how busy, how queued; read at scrape time.
   const { pool } = app
   const poolGauge = (name, help, read) => new Gauge({ name, help, registers, collect () { this.set(read()) } })
-  poolGauge('fib_pool_threads', 'Worker threads in the pool.', () => pool.threads)
+  poolGauge('fib_pool_threads', 'Worker threads in the pool (POOL_THREADS), the express thread not counted.', () => pool.threads)
   new Gauge({ name: 'fib_pool_available_cpus', help: 'CPUs this process may use: affinity capped by the cgroup CPU quota.', registers })
     .set(config.availableCpus)
   new Gauge({ name: 'fib_pressure_max_rss_bytes', help: 'Resident memory past which work is shed with 503 (PRESSURE_MAX_RSS_BYTES, or a share of the cgroup memory limit); 0: off.', registers })
@@ -66,7 +66,7 @@ async function metrics (app, { config, schema }) {
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',
-    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'max_wait_seconds', 'deadline_factor', 'tasks_per_thread', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
+    labelNames: ['version', 'threads', 'threads_source', 'max_queue', 'max_wait_seconds', 'deadline_factor', 'tasks_per_thread', 'express_max_seconds', 'thread_nice', 'fib_max_num', 'fib_inline_max_num', 'request_timeout_seconds'],
     registers
   })
   info.set({
@@ -77,6 +77,7 @@ async function metrics (app, { config, schema }) {
     max_wait_seconds: config.poolMaxWaitMs / 1000,
     deadline_factor: config.poolDeadlineFactor,
     tasks_per_thread: config.poolTasksPerThread,
+    express_max_seconds: config.poolExpressMaxMs / 1000,
     thread_nice: config.poolThreadNice,
     fib_max_num: config.fibMaxNum,
     fib_inline_max_num: config.fibInlineMaxNum,

@@ -56,6 +56,7 @@ app.log.info({
   maxWaitMs: config.poolMaxWaitMs,
   deadlineFactor: config.poolDeadlineFactor,
   tasksPerThread: config.poolTasksPerThread,
+  expressMaxMs: config.poolExpressMaxMs,
   threadNice: config.poolThreadNice,
   maxRssBytes: config.pressure.maxRssBytes,
   maxRssBytesFrom: config.pressure.maxRssBytesSource,

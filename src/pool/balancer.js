@@ -11,6 +11,10 @@
 // `ends` keep.
 import { performance } from 'node:perf_hooks'
 
+// Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
+// task that waited behind another and now runs): never behind two.
+const mayTakeOneMore = (worker) => worker.currentUsage === 0 || worker.isRunningAbortableTask || worker.currentUsage === 1
+
 export class Balancer {
   // Tasks the pool has handed to each thread (by threadId) and not yet seen settle.
   #holding = new Map()
@@ -27,16 +31,14 @@ export class Balancer {
     this.#now = now
   }
 
-  // The function Piscina calls, synchronously inside run() when a thread is ready.
+  // The function Piscina calls, synchronously inside run() when a thread is ready. A task placed
+  // behind a busy thread goes there and nowhere else, even with a thread idle (the express
+  // thread, kept for the tasks index.js sends it).
   balance = (task, workers) => {
-    let behind = null
     for (const worker of workers) {
-      if (worker.currentUsage === 0) return this.#choose(worker)
-      // Exactly one task there, with a signal (Piscina counts it as Infinity) or without (a task
-      // that waited behind another and now runs): never behind two.
-      if (worker.id === this.#behind && (worker.isRunningAbortableTask || worker.currentUsage === 1)) behind = worker
+      if (this.#behind === undefined ? worker.currentUsage === 0 : worker.id === this.#behind && mayTakeOneMore(worker)) return this.#choose(worker)
     }
-    return behind === null ? null : this.#choose(behind)
+    return null
   }
 
   #choose (worker) {
@@ -51,6 +53,13 @@ export class Balancer {
       const end = this.#ends.get(thread)
       if (count === 1 && end <= by && (soonest === undefined || end < this.#ends.get(soonest))) soonest = thread
     }
+    return soonest
+  }
+
+  // When the first busy thread's work is predicted to end (Infinity when none is busy).
+  soonestEnd () {
+    let soonest = Infinity
+    for (const end of this.#ends.values()) soonest = Math.min(soonest, end)
     return soonest
   }
 
@@ -87,6 +96,11 @@ export class Balancer {
     }
     this.#holding.delete(thread)
     this.#ends.delete(thread)
+  }
+
+  // Threads holding at least one of the pool's tasks: each runs one.
+  get running () {
+    return this.#holding.size
   }
 
   // Threads holding none of the pool's tasks, of `threads`.

@@ -105,3 +105,24 @@ test('two tasks placed while no thread was ready free both places once settled',
   for (const { thread } of placed) balancer.settled(thread)
   t.equal(balancer.idle(2), 2)
 })
+
+test('a task placed behind a busy thread goes there even while another thread is idle (the express thread)', async (t) => {
+  const { balancer, place } = setup()
+  t.equal(place([worker(1, 0), worker(2, 1)], 1, 2).thread, 2)
+  t.equal(balancer.running, 1, 'one thread holds the pool\'s tasks')
+  t.equal(place([worker(1, 0), worker(2, 0)], 1, 2).thread, 2, 'or there once that thread is idle')
+})
+
+test('the soonest predicted end of any busy thread\'s work, Infinity with none busy', async (t) => {
+  const { balancer, place } = setup()
+  t.equal(balancer.soonestEnd(), Infinity)
+  const long = place([worker(1, 0)], 40) // done at 1040
+  place([worker(1, 1), worker(2, 0)], 30) // done at 1030
+  t.equal(balancer.soonestEnd(), 1030)
+  t.equal(balancer.running, 2)
+  place([worker(1, 1), worker(2, 1)], 20, 1) // behind thread 1: done at 1060
+  t.equal(balancer.soonestEnd(), 1030, 'a thread holding two tasks counts the end of both')
+  t.equal(balancer.running, 2, 'each thread runs one task, whatever it holds')
+  balancer.settled(long.thread)
+  t.equal(balancer.soonestEnd(), 1030)
+})

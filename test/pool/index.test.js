@@ -21,19 +21,24 @@ async function served (app) {
   }
 }
 
-test('the pool starts POOL_THREADS threads at once and keeps the same ones', async (t) => {
+test('the pool starts POOL_THREADS threads and the express thread at once and keeps the same ones', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2' })
   t.equal(app.pool.threads, 2)
   const started = threadIds(app)
-  t.equal(started.length, 2, 'both threads exist before the first request')
+  t.equal(started.length, 3, 'every thread exists before the first request')
   const seen = new Set()
   for (let round = 0; round < 3; round++) {
     const results = await Promise.all(Array.from({ length: 8 }, () => app.inject('/fib?num=25')))
     for (const res of results) seen.add(res.json().threadId)
     await sleep(300) // idle between bursts: no idle timeout may retire a thread
   }
-  t.same([...seen].sort(), started, 'every task ran on one of the threads started first')
+  t.ok([...seen].every((id) => started.includes(id)), 'every task ran on one of the threads started first')
   t.same(threadIds(app), started)
+})
+
+test('with POOL_EXPRESS_MAX_MS=0 the pool starts no express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_EXPRESS_MAX_MS: '0' })
+  t.equal(threadIds(app).length, 2)
 })
 
 test('closing the app closes the pool', async (t) => {
@@ -114,7 +119,8 @@ test('with POOL_TASKS_PER_THREAD=1 every waiting task stays in the service\'s qu
 // Two tasks on one thread, the first running, the second waiting behind it; the client of one
 // goes away. Returns the app, the thread they were on and the other request's answer.
 async function abandonOneOfTwo (t, abandoned) {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: TEST_TASK })
+  // No express thread: the pool's one thread is the only one.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server.address().port}/fib?num=30`
   const thread = threadIds(app)[0]
@@ -194,10 +200,11 @@ test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority
   const before = threadsNow()
   const mainNice = before.get(String(process.pid)).nice
   const { app } = await build(t, { POOL_THREADS: '2', POOL_THREAD_NICE: '7' })
-  // Of the threads started since, exactly the pool's two run lower (Node's own threads, and tap's
-  // loader threads, keep the main's). Node 24.21 names every thread "node", so the count decides.
+  // Of the threads started since, exactly the pool's three (two and the express thread) run lower
+  // (Node's own threads, and tap's loader threads, keep the main's). Node 24.21 names every
+  // thread "node", so the count decides.
   const lowered = [...threadsNow()].filter(([tid, { nice }]) => !before.has(tid) && nice !== mainNice)
-  t.same(lowered.map(([, { nice }]) => nice), [mainNice + 7, mainNice + 7], 'both pool threads run 7 lower, no other thread does')
+  t.same(lowered.map(([, { nice }]) => nice), [mainNice + 7, mainNice + 7, mainNice + 7], 'the pool\'s threads run 7 lower, no other thread does')
   t.equal(threadsNow().get(String(process.pid)).nice, mainNice)
   await app.close()
 })
@@ -300,8 +307,8 @@ test('with POOL_DEADLINE_FACTOR=0 tasks start in the order they came, whatever t
   t.same(order, ['running', 'dear', 'mid', 'cheap'])
 })
 
-test('with POOL_TASKS_PER_THREAD=2 a cheap task waits behind no thread whose task has long to run; it takes the first thread to free up', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
+test('without the express thread a cheap task waits behind no thread whose task has long to run; it takes the first thread to free up', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
   const long = request('long', 30) // 300 ms
   await until(() => app.pool.busy === 1)
@@ -315,7 +322,7 @@ test('with POOL_TASKS_PER_THREAD=2 a cheap task waits behind no thread whose tas
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a cheap task waits in the queue, not on the thread, while the task there has long to run', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: SIZED_TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: SIZED_TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${app.server.address().port}/fib`
   const gone = new AbortController()
@@ -484,4 +491,81 @@ test('with POOL_TASKS_PER_THREAD=2 a task predicted at exactly 5 ms may wait on 
   await t.rejects(running)
   t.equal((await second).status, 200)
   t.equal(await metric('fib_pool_tasks_retried_total'), 1, 'it was on the thread, and handed to the new one')
+})
+
+// The express thread: one task of at most POOL_EXPRESS_MAX_MS runs beside busy threads whose work
+// is predicted to go on for more than 5 ms, instead of waiting for one of them.
+
+test('a cheap task that finds every thread on work predicted to go on past 5 ms starts at once on the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const short = request('short', 10) // 100 ms, on the other thread
+  await until(() => app.pool.busy === 2)
+  const cheap = request('cheap', 5) // predicted 2 ms, runs 50
+  await until(() => app.pool.inFlight === 3)
+  t.match(app.pool, { busy: 2, queued: 0 }, 'it runs: it waits neither in the queue nor behind a thread')
+  const answers = await Promise.all([long, short, cheap])
+  t.same(order, ['cheap', 'short', 'long'])
+  t.equal(new Set(answers.map((res) => res.json().threadId)).size, 3, 'each ran on a thread of its own')
+})
+
+test('one task at a time runs on the express thread; the next waits in the queue for it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const first = request('first', 5) // predicted 2 ms, runs 50
+  await until(() => app.pool.inFlight === 2)
+  const second = request('second', 5)
+  await until(() => app.pool.inFlight === 3)
+  t.equal(app.pool.queued, 1, 'the second waits')
+  t.equal(app.pool.queuedWorkMs, 2, 'in the service\'s queue')
+  await Promise.all([long, first, second])
+  t.same(order, ['first', 'second', 'long'], 'and takes the express thread once the first is done')
+})
+
+test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 4: 0.31, 5: 0.3 }) })
+  const { order, request } = inOrder(app)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const over = request('over', 4) // predicted 3.1 ms
+  await until(() => app.pool.queued === 1)
+  const exact = request('exact', 5) // predicted 3 ms
+  await Promise.all([long, over, exact])
+  t.same(order, ['exact', 'long', 'over'])
+})
+
+test('a cheap task waits behind a busy thread whose task ends within 5 ms rather than take the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 30: 0.4 }) })
+  const { fib, metric } = await served(app)
+  const gone = new AbortController()
+  const running = fib(30, { signal: gone.signal }) // predicted 4 ms, runs 300
+  await until(() => app.pool.busy === 1)
+  const cheap = fib(0)
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 1, 'it waits on the thread')
+  gone.abort()
+  await t.rejects(running)
+  t.equal((await cheap).status, 200)
+  t.equal(await metric('fib_pool_tasks_retried_total'), 1, 'it was on the thread terminated to cancel the running task')
+})
+
+test('a task on the express thread whose client goes away is cancelled there; the busy thread\'s task goes on', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 10: 0.2 }) })
+  const { fib, metric } = await served(app)
+  const long = fib(30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const gone = new AbortController()
+  const cheap = fib(10, { signal: gone.signal }) // predicted 2 ms, runs 100
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 0, 'it runs on the express thread')
+  gone.abort()
+  await t.rejects(cheap)
+  t.equal((await long).status, 200)
+  t.equal(await metric('fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(await metric('fib_pool_tasks_retried_total'), 0, 'the long task was not run again')
+  await until(() => threadIds(app).length === 2)
 })
