@@ -25,7 +25,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
 const NUM = 20
 
 const front = Fastify({ logger: false })
-front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, nice: 0, timeoutMs: 1e9 })
+front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, expressMaxMs: 0, nice: 0, timeoutMs: 1e9 })
 await front.ready()
 const inside = new Piscina({ filename: FIB_TASK.file, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, taskQueue: new PiscinaDeadlineQueue(), recordTiming: false })
 

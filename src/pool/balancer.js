@@ -32,8 +32,8 @@ export class Balancer {
   }
 
   // The function Piscina calls, synchronously inside run() when a thread is ready. A task placed
-  // behind a busy thread goes there and nowhere else, even with a thread idle (the express
-  // thread, kept for the tasks index.js sends it).
+  // behind a busy thread goes there and nowhere else, even while another thread is idle: with the
+  // express thread one is idle most of the time, kept for the tasks index.js sends there.
   balance = (task, workers) => {
     for (const worker of workers) {
       if (this.#behind === undefined ? worker.currentUsage === 0 : worker.id === this.#behind && mayTakeOneMore(worker)) return this.#choose(worker)
