@@ -570,3 +570,20 @@ test('a task on the express thread whose client goes away is cancelled there; th
   t.equal(await metric('fib_pool_tasks_retried_total'), 0, 'the long task was not run again')
   await until(() => threadIds(app).length === 2)
 })
+
+test('with POOL_TASKS_PER_THREAD=2 a cheap task waits behind no thread that holds two tasks already, even one about to end; it waits in the service\'s queue', async (t) => {
+  // num 20 is predicted to take 0.1 ms and runs 200: its thread is always about to end.
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 20: 0.01 }) })
+  const long = app.inject('/fib?num=30') // 300 ms, predicted so
+  await until(() => app.pool.busy === 1)
+  const ending = app.inject('/fib?num=20')
+  await until(() => app.pool.busy === 2)
+  const behind = app.inject('/fib?num=0') // behind the thread about to end
+  await until(() => app.pool.inFlight === 3)
+  t.equal(app.pool.queued, 1, 'on that thread')
+  const third = app.inject('/fib?num=0')
+  await until(() => app.pool.inFlight === 4)
+  t.equal(app.pool.queued, 2)
+  t.equal(app.pool.piscina.queueSize, 0, 'the third waits in the service\'s queue, not in Piscina\'s')
+  for (const res of await Promise.all([long, ending, behind, third])) t.equal(res.statusCode, 200)
+})
