@@ -24,7 +24,7 @@ export const DEFAULT_POOL_DEADLINE_FACTOR = 12
 // unless tasks are under a millisecond each.
 export const DEFAULT_QUEUE_PER_THREAD = 1000
 // Two: a cheap task may wait on a busy thread about to free up and start there without a round trip
-// through the main thread (fib(27) at concurrency 4: 0.928x the cluster's throughput against
+// through the main thread (fib(27) at concurrency 4: 0.953x the cluster's throughput against
 // 0.877x with one, bench/ladder.js). 1 keeps every waiting task in the service's queue, in deadline
 // order, for the first thread to free up.
 export const DEFAULT_TASKS_PER_THREAD = 2
