@@ -192,13 +192,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function placeFor (costMs) {
     if (balancer.idle(threads) > 0) return IDLE
     if (costMs > SECOND_SLOT_MAX_MS) return undefined
-    const now = performance.now()
-    if (balancer.soonestEnd() <= now + SECOND_SLOT_MAX_MS) {
-      if (started >= slots) return undefined
-      const behind = balancer.endingBy(now + SECOND_SLOT_MAX_MS)
-      return behind === undefined ? undefined : { behind }
-    }
-    return costMs <= expressMaxMs && balancer.idle(threads + express) > 0 ? IDLE : undefined
+    const soon = performance.now() + SECOND_SLOT_MAX_MS
+    const behind = started < slots ? balancer.endingBy(soon) : undefined
+    if (behind !== undefined) return { behind }
+    if (costMs > expressMaxMs || balancer.idle(threads + express) <= 0) return undefined
+    return balancer.soonestEnd() > soon ? IDLE : undefined
   }
 
   function start (job, { behind }) {

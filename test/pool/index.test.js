@@ -554,6 +554,18 @@ test('a cheap task waits behind a busy thread whose task ends within 5 ms rather
   t.equal(await metric('fib_pool_tasks_retried_total'), 1, 'it was on the thread terminated to cancel the running task')
 })
 
+test('with POOL_TASKS_PER_THREAD=1 a cheap task waits in the queue for a thread whose task ends within 5 ms rather than take the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 30: 0.4 }) })
+  const { order, request } = inOrder(app)
+  const running = request('running', 30) // predicted 4 ms, runs 300
+  await until(() => app.pool.busy === 1)
+  const cheap = request('cheap', 0)
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 1, 'it waits in the service\'s queue')
+  await Promise.all([running, cheap])
+  t.same(order, ['running', 'cheap'])
+})
+
 test('a task on the express thread whose client goes away is cancelled there; the busy thread\'s task goes on', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 10: 0.2 }) })
   const { fib, metric } = await served(app)
