@@ -3,7 +3,8 @@
 // its client goes away. Against the worker_threads pool it prices Piscina; against the service,
 // everything the service adds (its queue, deadlines, metrics, logs, hooks). SIGNAL=0 runs the
 // tasks without a signal, which cannot be cancelled: the price of Piscina's hand-off alone
-// (bench/ladder.js).
+// (bench/ladder.js). A floor of throughput, not of latency: Piscina 5.3 keeps no arrival order
+// for the tasks that wait (each completion sends the next one to the back; docs/design.md).
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { serve, THREADS } from './common.js'
