@@ -186,19 +186,16 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Where a task predicted to compute `costMs` can go now: `{}`, an idle thread; `{ behind }`,
   // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; `{}`
   // too, the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
-  // predicted to end within SECOND_SLOT_MAX_MS and no other task waits; or nowhere (undefined):
-  // it waits in the queue. The express task shares the cores with the threads' tasks rather than
-  // wait for one of them to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms
-  // instead of up to 33. While others wait, the cores are the queue's: on a mix of many 2 ms
-  // tasks at 90% of capacity, with the express thread open to a task that others wait beside, the
-  // p99 read 2.5x a first-come-first-served pool's; closed to it, 1.0x (docs/design.md).
+  // predicted to end within SECOND_SLOT_MAX_MS; or nowhere (undefined): it waits in the queue.
+  // The express task shares the cores with the threads' tasks rather than wait for one of them
+  // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (costMs) {
     if (balancer.idle(threads) > 0) return IDLE
     if (costMs > SECOND_SLOT_MAX_MS) return undefined
     const soon = performance.now() + SECOND_SLOT_MAX_MS
     const behind = started < slots ? balancer.endingBy(soon) : undefined
     if (behind !== undefined) return { behind }
-    if (costMs > expressMaxMs || queue.size > 1 || balancer.idle(threads + express) <= 0) return undefined
+    if (costMs > expressMaxMs || balancer.idle(threads + express) <= 0) return undefined
     return balancer.soonestEnd() > soon ? IDLE : undefined
   }
 
