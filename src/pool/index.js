@@ -44,6 +44,7 @@ const SECOND_SLOT_MAX_MS = 5
 export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs, costMs + waitMs)
 
 const IDLE = Object.freeze({})
+const EXPRESS = Object.freeze({ express: true })
 
 // What Piscina rejects a task with when the thread it was on is terminated for another task.
 const THREAD_TERMINATED = 'Terminating worker thread'
@@ -95,6 +96,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // waits for those first (measured under a flood: leaving them out made the real wait twice the
   // predicted one).
   let startedWork = 0
+  // 1 while a task runs on the express thread. The pool's threads are then the other ones: a
+  // thread that frees up takes the next task at once, however dear, rather than idle until the
+  // express task ends.
+  let expressBusy = 0
+  const idleThreads = () => balancer.idle(threads + expressBusy)
 
   const predictedWaitMs = (ahead = queue.work) => model.predict(ahead + startedWork) / threads
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
@@ -110,7 +116,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Why a new task would be refused now (for readiness), or undefined.
   function refusal () {
     // An idle thread means an empty queue: pump() hands it the first waiting task at once.
-    if (balancer.idle(threads) > 0) return undefined
+    if (idleThreads() > 0) return undefined
     if (queue.size >= maxQueue) return queueFull()
     if (predictedWaitMs() > maxWaitMs) return queueWait(predictedWaitMs())
   }
@@ -183,24 +189,26 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
   }
 
-  // Where a task predicted to compute `costMs` can go now: `{}`, an idle thread; `{ behind }`,
-  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; `{}`
-  // too, the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
+  // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind }`,
+  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; EXPRESS,
+  // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
   // predicted to end within SECOND_SLOT_MAX_MS; or nowhere (undefined): it waits in the queue.
   // The express task shares the cores with the threads' tasks rather than wait for one of them
   // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (costMs) {
-    if (balancer.idle(threads) > 0) return IDLE
+    if (idleThreads() > 0) return IDLE
     if (costMs > SECOND_SLOT_MAX_MS) return undefined
     const soon = performance.now() + SECOND_SLOT_MAX_MS
     const behind = started < slots ? balancer.endingBy(soon) : undefined
     if (behind !== undefined) return { behind }
-    if (costMs > expressMaxMs || balancer.idle(threads + express) <= 0) return undefined
-    return balancer.soonestEnd() > soon ? IDLE : undefined
+    if (costMs > expressMaxMs || expressBusy > 0 || balancer.idle(threads + express) <= 0) return undefined
+    return balancer.soonestEnd() > soon ? EXPRESS : undefined
   }
 
-  function start (job, { behind }) {
+  function start (job, place) {
+    const { behind } = place
     const behindBusy = behind !== undefined
+    if (place === EXPRESS) expressBusy = 1
     started++
     startedWork += job.work
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
@@ -223,6 +231,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
     const done = attempt().finally(() => {
       started--
+      if (place === EXPRESS) expressBusy = 0
       // Zero when idle, so that rounding never leaves a ghost of work behind.
       startedWork = started === 0 ? 0 : startedWork - job.work
       pump()
@@ -277,7 +286,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     piscina,
     // Tasks on a thread (the express thread's not counted), and tasks admitted and waiting (in
     // the queue or behind a busy thread's task).
-    get busy () { return Math.min(balancer.running, threads) },
+    get busy () { return Math.min(balancer.running - expressBusy, threads) },
     get queued () { return queue.size + started - balancer.running },
     get inFlight () { return started + queue.size },
     // Predicted compute of the queued tasks, and the wait for a thread it means, with the work

@@ -527,6 +527,21 @@ test('one task at a time runs on the express thread; the next waits in the queue
   t.same(order, ['first', 'second', 'long'], 'and takes the express thread once the first is done')
 })
 
+test('a thread whose task ends while the express thread is busy takes the next task at once, however dear', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 30: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const short = request('short', 10) // 100 ms
+  await until(() => app.pool.busy === 1)
+  const cheap = request('cheap', 30) // predicted 2 ms, runs 300: on the express thread
+  await until(() => app.pool.inFlight === 2)
+  await short
+  const dear = request('dear', 10) // 100 ms, predicted so
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 0, 'it starts on the thread the short task left')
+  await Promise.all([cheap, dear])
+  t.same(order, ['short', 'dear', 'cheap'])
+})
+
 test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 4: 0.31, 5: 0.3 }) })
   const { order, request } = inOrder(app)
