@@ -98,6 +98,11 @@ export class Balancer {
     this.#ends.delete(thread)
   }
 
+  // Whether `thread` holds any of the pool's tasks.
+  holds (thread) {
+    return this.#holding.has(thread)
+  }
+
   // Threads holding at least one of the pool's tasks: each runs one.
   get running () {
     return this.#holding.size

@@ -96,11 +96,12 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // waits for those first (measured under a flood: leaving them out made the real wait twice the
   // predicted one).
   let startedWork = 0
-  // 1 while a task runs on the express thread. The pool's threads are then the other ones: a
-  // thread that frees up takes the next task at once, however dear, rather than idle until the
-  // express task ends.
-  let expressBusy = 0
-  const idleThreads = () => balancer.idle(threads + expressBusy)
+  // The thread the last express task went to. While it holds tasks (that one, or a cheap one
+  // waiting behind it), the pool's threads are the other ones: a thread that frees up takes the
+  // next task at once, however dear, rather than idle until the express thread's work ends.
+  let expressThread
+  const expressBusy = () => expressThread !== undefined
+  const idleThreads = () => balancer.idle(expressBusy() ? threads + 1 : threads)
 
   const predictedWaitMs = (ahead = queue.work) => model.predict(ahead + startedWork) / threads
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
@@ -201,14 +202,13 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const soon = performance.now() + SECOND_SLOT_MAX_MS
     const behind = started < slots ? balancer.endingBy(soon) : undefined
     if (behind !== undefined) return { behind }
-    if (costMs > expressMaxMs || expressBusy > 0 || balancer.idle(threads + express) <= 0) return undefined
+    if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
     return balancer.soonestEnd() > soon ? EXPRESS : undefined
   }
 
   function start (job, place) {
     const { behind } = place
     const behindBusy = behind !== undefined
-    if (place === EXPRESS) expressBusy = 1
     started++
     startedWork += job.work
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
@@ -219,11 +219,12 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // is handed over again.
     const attempt = () => {
       const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal }), job.costMs, behind)
+      if (place === EXPRESS) expressThread = thread
       return promise.then((result) => {
-        balancer.settled(thread)
+        settled(thread)
         return result
       }, (err) => {
-        balancer.settled(thread)
+        settled(thread)
         if (err.message !== THREAD_TERMINATED || job.cancel.aborted) throw err
         events.emit('retried')
         return attempt()
@@ -231,12 +232,17 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
     const done = attempt().finally(() => {
       started--
-      if (place === EXPRESS) expressBusy = 0
       // Zero when idle, so that rounding never leaves a ghost of work behind.
       startedWork = started === 0 ? 0 : startedWork - job.work
       pump()
     })
     return behindBusy ? releasedOnCancel(done, job.cancel) : done
+  }
+
+  // A task handed to `thread` has settled; the express thread, once it holds none, is spare again.
+  function settled (thread) {
+    balancer.settled(thread)
+    if (thread === expressThread && !balancer.holds(thread)) expressThread = undefined
   }
 
   // The request's side of a task not cancelled in its thread: settled at once on cancellation.
@@ -286,7 +292,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     piscina,
     // Tasks on a thread (the express thread's not counted), and tasks admitted and waiting (in
     // the queue or behind a busy thread's task).
-    get busy () { return Math.min(balancer.running - expressBusy, threads) },
+    get busy () { return Math.min(balancer.running - (expressBusy() ? 1 : 0), threads) },
     get queued () { return queue.size + started - balancer.running },
     get inFlight () { return started + queue.size },
     // Predicted compute of the queued tasks, and the wait for a thread it means, with the work

@@ -23,6 +23,17 @@ test('an idle thread is chosen first, and counted as holding the task', async (t
   t.equal(balancer.idle(2), 2)
 })
 
+test('a thread holds tasks from their hand-over until the last of them settles', async (t) => {
+  const { balancer, place } = setup()
+  t.notOk(balancer.holds(2))
+  place([worker(1, 1), worker(2, 0)])
+  place([worker(1, 1), worker(2, 1)], 1, 2)
+  balancer.settled(2)
+  t.ok(balancer.holds(2), 'one of its two tasks is left')
+  balancer.settled(2)
+  t.notOk(balancer.holds(2))
+})
+
 test('a busy thread takes a second task only when the pool names it', async (t) => {
   const { balancer, place } = setup()
   const workers = [worker(1, 1), worker(2, 2), worker(3, 1)]

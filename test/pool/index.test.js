@@ -542,6 +542,42 @@ test('a thread whose task ends while the express thread is busy takes the next t
   t.same(order, ['short', 'dear', 'cheap'])
 })
 
+test('a cheap task that waits behind the express thread\'s task is the express thread\'s work: a thread that frees up meanwhile takes the next task', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 10: 0.2, 20: 0.01 }) })
+  const { order, request } = inOrder(app)
+  const long = request('long', 40) // 400 ms
+  await until(() => app.pool.busy === 1)
+  const ending = request('ending', 15) // 150 ms
+  await until(() => app.pool.busy === 2)
+  const express = request('express', 10) // predicted 2 ms, runs 100: on the express thread
+  await until(() => app.pool.inFlight === 3)
+  // Let the thread start it: Piscina's thread runs the tasks that reach it together before it
+  // answers the first.
+  await sleep(20)
+  const behind = request('behind', 20) // predicted 0.1 ms, runs 200: behind the express task
+  await until(() => app.pool.inFlight === 4)
+  t.equal(app.pool.queued, 1, 'it waits on the express thread')
+  await ending // the express task is done, the cheap one runs in its place
+  const dear = request('dear', 12) // 120 ms, predicted so
+  await until(() => app.pool.inFlight === 3)
+  t.equal(app.pool.queued, 0, 'it starts on the thread the ending task left')
+  await Promise.all([long, express, behind, dear])
+  t.same(order, ['express', 'ending', 'dear', 'behind', 'long'])
+})
+
+test('once the express thread\'s task is done, the pool runs POOL_THREADS tasks at once again', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  await request('express', 5) // predicted 2 ms, runs 50: on the express thread
+  const dear = request('dear', 10) // 100 ms
+  await until(() => app.pool.inFlight === 2)
+  t.match(app.pool, { busy: 1, queued: 1 }, 'it waits for the pool\'s one thread')
+  await Promise.all([long, dear])
+  t.same(order, ['express', 'long', 'dear'])
+})
+
 test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 4: 0.31, 5: 0.3 }) })
   const { order, request } = inOrder(app)
