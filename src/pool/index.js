@@ -14,6 +14,7 @@ import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.
 import { Balancer } from './balancer.js'
 import { CostModel } from './cost.js'
 import { DeadlineQueue } from './queue.js'
+import { RecentShare } from './recent-share.js'
 
 const PHI = (1 + Math.sqrt(5)) / 2
 
@@ -42,6 +43,13 @@ const SECOND_SLOT_MAX_MS = 5
 // the allowance of a 90 ms one once the wait passed 100 ms: both absorbed every burst, and the
 // overall p99 was higher at 70-90% of C (docs/design.md, "What the queue was measured against").
 export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs, costMs + waitMs)
+
+// The express thread steps aside while every thread has been busy for more than this share of
+// the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
+// the main thread: at 90% of capacity that cost the biggest tasks over twice a FIFO pool's p99,
+// and the share was mostly over 0.8 there, mostly under it up to 80%.
+const EXPRESS_MAX_SATURATION = 0.8
+const SATURATION_TIME_CONSTANT_MS = 1000
 
 const IDLE = Object.freeze({})
 const EXPRESS = Object.freeze({ express: true })
@@ -102,6 +110,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   let expressThread
   const expressBusy = () => expressThread !== undefined
   const idleThreads = () => balancer.idle(expressBusy() ? threads + 1 : threads)
+  // Kept only with the express thread, which alone reads it: updated as tasks start and settle.
+  const saturation = new RecentShare(SATURATION_TIME_CONSTANT_MS)
+  const noteSaturation = () => { if (express > 0) saturation.set(idleThreads() <= 0) }
 
   const predictedWaitMs = (ahead = queue.work) => model.predict(ahead + startedWork) / threads
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
@@ -193,7 +204,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind }`,
   // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; EXPRESS,
   // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
-  // predicted to end within SECOND_SLOT_MAX_MS; or nowhere (undefined): it waits in the queue.
+  // predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
+  // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
   // The express task shares the cores with the threads' tasks rather than wait for one of them
   // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (costMs) {
@@ -203,6 +215,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const behind = started < slots ? balancer.endingBy(soon) : undefined
     if (behind !== undefined) return { behind }
     if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
+    if (saturation.value > EXPRESS_MAX_SATURATION) return undefined
     return balancer.soonestEnd() > soon ? EXPRESS : undefined
   }
 
@@ -220,6 +233,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const attempt = () => {
       const { promise, thread } = balancer.place(() => piscina.run(job.input, { signal }), job.costMs, behind)
       if (place === EXPRESS) expressThread = thread
+      noteSaturation()
       return promise.then((result) => {
         settled(thread)
         return result
@@ -243,6 +257,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function settled (thread) {
     balancer.settled(thread)
     if (thread === expressThread && !balancer.holds(thread)) expressThread = undefined
+    noteSaturation()
   }
 
   // The request's side of a task not cancelled in its thread: settled at once on cancellation.
