@@ -5,10 +5,10 @@
 // POOL_TASKS_PER_THREAD=2 a second task may wait on a busy thread and start the moment the
 // first ends (fib(27) at concurrency 4: 0.932-0.953x the cluster's throughput against
 // 0.867-0.877x in two runs, bench/ladder.js). The price: a task handed over behind another cannot
-// be overtaken any more, nor move to a thread that frees up sooner. So only a cheap task waits on a busy thread, and
-// only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must know
-// when each thread is idle and when its work is predicted to end, which is what `holding` and
-// `ends` keep.
+// be overtaken any more, nor move to a thread that frees up sooner. So only a cheap task waits on a
+// busy thread, and only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the
+// pool must know when each thread is idle and when its work is predicted to end, which is what
+// `holding` and `ends` keep.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
