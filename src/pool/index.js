@@ -269,23 +269,15 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     })
   }
 
-  // Hands queued tasks to the threads while they can take them. The first waiting task that is
-  // cheap enough may take the express thread past a dearer one that waits for a thread: the
-  // dearer one could not use it, and waits no longer for it.
+  // Hands queued tasks to the threads while they can take them.
   function pump () {
     while (queue.size > 0) {
       const place = placeFor(model.predict(queue.peek()))
-      if (!place) break
-      begin(queue.shift(), place)
+      if (!place) return
+      const job = queue.shift()
+      job.cancel.removeEventListener('abort', job.dequeue)
+      start(job, place).then(job.resolve, job.reject)
     }
-    if (express === 0 || queue.size === 0 || placeFor(expressMaxMs) !== EXPRESS) return
-    const job = queue.takeFirst((work) => model.predict(work) <= expressMaxMs)
-    if (job !== undefined) begin(job, EXPRESS)
-  }
-
-  function begin (job, place) {
-    job.cancel.removeEventListener('abort', job.dequeue)
-    start(job, place).then(job.resolve, job.reject)
   }
 
   function settle (job, promise) {

@@ -64,16 +64,6 @@ export class DeadlineQueue {
     return entry.item
   }
 
-  // The first task in start order whose cost `fits(cost)`, taken out of the queue; undefined when
-  // none fits.
-  takeFirst (fits) {
-    const index = this.#entries.findIndex((entry) => fits(entry.cost))
-    if (index === -1) return undefined
-    const [entry] = this.#entries.splice(index, 1)
-    this.#take(entry)
-    return entry.item
-  }
-
   // Removes a waiting task (cancelled); false when it is no longer queued.
   delete (entry) {
     const index = this.#entries.indexOf(entry)

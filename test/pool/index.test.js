@@ -594,19 +594,6 @@ test('the express thread steps aside once every thread has been busy for most of
   t.same(order.slice(-2), ['long 3', 'late'])
 })
 
-test('a cheap task queued behind a dearer one that waits for a thread takes the express thread past it', async (t) => {
-  // POOL_DEADLINE_FACTOR=0: first come, first served.
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3', POOL_DEADLINE_FACTOR: '0' }, { task: misjudged({ 5: 0.2 }) })
-  const { order, request } = inOrder(app)
-  const long = request('long', 30) // 300 ms
-  await until(() => app.pool.busy === 1)
-  const dear = request('dear', 10) // 100 ms
-  await until(() => app.pool.queued === 1)
-  const cheap = request('cheap', 5) // predicted 2 ms, runs 50
-  await Promise.all([long, dear, cheap])
-  t.same(order, ['cheap', 'long', 'dear'])
-})
-
 test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
   // One pool each: what a task runs teaches the cost model, and a task that arrives behind a
   // waiting one waits behind it in the queue, wherever it could go.

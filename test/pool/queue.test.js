@@ -22,18 +22,6 @@ test('the order is the deadlines\', not the costs\': a dear task due first start
   t.same(drain(queue), ['dear, due soon', 'cheap, due later'])
 })
 
-test('takeFirst() takes out the first task in start order whose cost fits', async (t) => {
-  const queue = new DeadlineQueue()
-  queue.push('dear, due first', 70, 10)
-  queue.push('cheap', 2, 20)
-  queue.push('cheap, due last', 1, 30)
-  t.equal(queue.takeFirst((cost) => cost <= 2), 'cheap')
-  t.equal(queue.work, 71)
-  t.equal(queue.takeFirst((cost) => cost < 1), undefined, 'none fits: nothing is taken')
-  t.same(drain(queue), ['dear, due first', 'cheap, due last'])
-  t.equal(queue.takeFirst(() => true), undefined, 'an empty queue gives nothing')
-})
-
 test('place() says where a task would wait and the work ahead of it, without queueing it', async (t) => {
   const queue = new DeadlineQueue()
   queue.push('big', 70, 700)
