@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { cpuOfTreeMs, machineCpuMs, settle } from './proc.js'
+import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
 import { pct0 } from './report.js'
 import { median, spread } from './stats.js'
 
@@ -109,20 +109,26 @@ function k6 (port, load, seconds, mix, seed) {
 
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
 // of a k6 run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
-// the server `pid` (all its processes and threads). Call the returned function when the run is
-// over; undefined if the window did not close.
-function cpuWindow (pid, fromS, toS) {
-  const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid) })
+// the server `pid` (all its processes and threads); and, for a server of one process offered
+// `rate` requests a second, the CPU time of its main thread and of its other threads outside the
+// pool (mainUs, helpersUs: µs a request offered), where what a server spends beside the tasks
+// shows. Call the returned function when the run is over; undefined if the window did not close.
+function cpuWindow (pid, fromS, toS, rate) {
+  const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid), threads: threadCpuMs(pid) })
   let first, last
   const timers = [setTimeout(() => { first = read() }, fromS * 1000), setTimeout(() => { last = read() }, toS * 1000)]
   return () => {
     timers.forEach(clearTimeout)
     if (first === undefined || last === undefined) return undefined
     const total = last.machine.total - first.machine.total
+    const requests = rate * (toS - fromS)
+    const perRequest = (part) => (first.threads && last.threads ? (last.threads[part] - first.threads[part]) * 1000 / requests : undefined)
     return {
       busy: (last.machine.busy - first.machine.busy) / total,
       steal: (last.machine.steal - first.machine.steal) / total,
-      server: (last.server - first.server) / total
+      server: (last.server - first.server) / total,
+      mainUs: perRequest('main'),
+      helpersUs: perRequest('helpers')
     }
   }
 }
@@ -153,7 +159,7 @@ function summarise (runs, mix) {
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
-    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal) },
+    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
     byRound: { p99: runs.map((r) => r.p99), classes: Object.fromEntries(mix.map(([num]) => [num, runs.map((r) => r.classes[num].p99)])) }
   }
@@ -194,11 +200,11 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
-        const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9)
+        const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
         const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
       }

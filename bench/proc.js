@@ -38,6 +38,30 @@ export function mainThreadCpuMs (pid) {
   return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 }
 
+// CPU time the threads of server `pid` outside its pool have used so far, in ms as the scheduler
+// counts it: its main thread, and its helpers (V8's GC and compiler threads, libuv's pool).
+// Undefined for a server of several processes (the cluster's primary computes nothing) or one
+// that has gone. Node names its threads (MainThread, WorkerThread, V8Worker, ...).
+export function threadCpuMs (pid) {
+  if (processTree(pid).length !== 1) return undefined
+  let tids
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return undefined
+  }
+  const cpu = { main: 0, helpers: 0 }
+  for (const tid of tids) {
+    try {
+      const ms = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      if (Number(tid) === pid) cpu.main += ms
+      else if (name !== 'WorkerThread') cpu.helpers += ms
+    } catch {} // a thread that ended meanwhile (a pool thread replaced after a cancellation)
+  }
+  return cpu
+}
+
 // Starts `server` ({ file, port, env, nodeArgs }) with THREADS=threads (the baselines' processes/children).
 export function start (server, threads) {
   const child = spawn(process.execPath, [...(server.nodeArgs ?? []), join(ROOT, server.file)], {

@@ -39,18 +39,18 @@ export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds
     `Mix: ${mix.map(([num, share]) => `${+(share * 100).toFixed(1)}% fib(${num})`).join(', ')}; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
     `Loads are shares of C, the best peer's throughput with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s), measured again at the start of each round and setting that round's rates: **${capacity.byRound.map((rps) => f(rps, 0)).join(', ')} tasks/s** (median ${f(capacity.rps, 0)}; medians: ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
     `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: the median C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? ', **below 0.85: the client or the harness is eating the machine, and the loads are lower than they look**' : ''}.`,
-    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time. Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own.',
+    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time. Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own; and, for a server of one process, the CPU time of its main thread and of its threads outside the pool (V8\'s GC and compiler, libuv) a request offered, as the scheduler counts each thread\'s time (`/proc/<pid>/task/<tid>/schedstat`).',
     '',
     `![p99 against offered load](${mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`}.svg)`,
     ''
   ]
   for (const load of loads) {
     lines.push(`## ${Math.round(load * 100)}% of C (${capacity.byRound.map((rps) => f(load * rps, 0)).join(', ')} req/s offered)`, '',
-      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server |`,
-      `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|`)
+      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request beside the pool: main thread, others |`,
+      `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|---|`)
     for (const name of servers) {
       const r = results[load][name]
-      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} |`)
+      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} | ${r.cpu.mainUs ? `${ms(r.cpu.mainUs)}, ${ms(r.cpu.helpersUs)}` : '-'} |`)
     }
     lines.push('')
   }
