@@ -109,12 +109,13 @@ function k6 (port, load, seconds, mix, seed) {
 
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
 // of a k6 run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
-// the server `pid` (all its processes and threads); and, for a server of one process offered
-// `rate` requests a second, the CPU time of its main thread and of its other threads outside the
-// pool (mainUs, helpersUs: µs a request offered), where what a server spends beside the tasks
-// shows. Call the returned function when the run is over; undefined if the window did not close.
-function cpuWindow (pid, fromS, toS, rate) {
-  const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid), threads: threadCpuMs(pid) })
+// `server` (all its processes and threads); and, for a server of one process (not `forks`)
+// offered `rate` requests a second, the CPU time of its main thread and of its other threads
+// outside the pool (mainUs, helpersUs: µs a request offered), where what a server spends beside
+// the tasks shows. Call the returned function when the run is over; undefined if the window did
+// not close.
+function cpuWindow ({ pid, forks }, fromS, toS, rate) {
+  const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid), threads: forks ? undefined : threadCpuMs(pid) })
   let first, last
   const timers = [setTimeout(() => { first = read() }, fromS * 1000), setTimeout(() => { last = read() }, toS * 1000)]
   return () => {
@@ -200,7 +201,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
-        const cpu = cpuWindow(server.pid, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
+        const cpu = cpuWindow(server, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
         const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`

@@ -35,15 +35,19 @@ function cpuMsOfStat (path) {
 // CPU time the main thread of process `pid` has used so far, in ms: the scheduler's own count
 // (schedstat, in ns), where stat counts in 10 ms ticks, too coarse for a few thousand requests.
 export function mainThreadCpuMs (pid) {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+  return threadSchedMs(pid, pid)
 }
 
-// CPU time the threads of server `pid` outside its pool have used so far, in ms as the scheduler
-// counts it: its main thread, and its helpers (V8's GC and compiler threads, libuv's pool).
-// Undefined for a server of several processes (the cluster's primary computes nothing) or one
-// that has gone. Node names its threads (MainThread, WorkerThread, V8Worker, ...).
+// CPU time thread `tid` of process `pid` has used so far, in ms, as the scheduler counts it.
+function threadSchedMs (pid, tid) {
+  return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+}
+
+// CPU time the threads of a server of one process `pid` outside its pool have used so far, in ms
+// as the scheduler counts it: its main thread, and its helpers (V8's GC and compiler threads,
+// libuv's pool). Undefined when it has gone. Node names its threads (MainThread, WorkerThread,
+// V8Worker, ...).
 export function threadCpuMs (pid) {
-  if (processTree(pid).length !== 1) return undefined
   let tids
   try {
     tids = readdirSync(`/proc/${pid}/task`)
@@ -53,7 +57,7 @@ export function threadCpuMs (pid) {
   const cpu = { main: 0, helpers: 0 }
   for (const tid of tids) {
     try {
-      const ms = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+      const ms = threadSchedMs(pid, tid)
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
       if (Number(tid) === pid) cpu.main += ms
       else if (name !== 'WorkerThread') cpu.helpers += ms
