@@ -69,7 +69,7 @@ const SERVERS = [
   // when every size is predicted equal (a task whose cost cannot be known).
   { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js', openOnly: true },
   { name: 'FIFO pool, +150 µs a request', file: 'bench/servers/fifo-pool.js', env: { EXTRA_CPU_US: '150' }, openOnly: true },
-  { name: 'service, express thread', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '3' }, openOnly: true },
+  { name: 'service, no express thread', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   { name: 'service, express up to 1 ms', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '1' }, openOnly: true },
   { name: 'service, sizes unknown', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0', POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   // The same order inside Piscina (its taskQueue): the other place for it.
