@@ -38,7 +38,7 @@ export async function build ({ env = process.env, task = PRIMES_TASK, execArgv }
   app.get('/primes', { schema }, async (request) => {
     const below = Number(request.query.below)
     if (below > MAX_BELOW) throw Object.assign(new Error(`below must be at most ${MAX_BELOW}, got ${below}`), { statusCode: 400 })
-    const { result, threadId, computeMs } = await app.pool.run({ below }, request.signal)
+    const { result, threadId, computeMs } = await app.pool.run({ below }, request.raw)
     return { below, primes: result, threadId, computeMs }
   })
   return app

@@ -134,15 +134,17 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     if (predictedWaitMs() > maxWaitMs) return queueWait(predictedWaitMs())
   }
 
-  // Runs one task; `signal` aborts it (the client went away). A queued task leaves the queue,
-  // a running one has its thread terminated and replaced, so no thread computes for nobody.
-  function run (input, signal) {
+  // Runs one task for `request`, the Node request it answers (Fastify's `request.raw`): a 'close'
+  // before the task settles means its client has gone, and the task is cancelled. A queued task
+  // leaves the queue, a running one has its thread terminated and replaced, so no thread computes
+  // for nobody.
+  function run (input, request) {
     const work = task.work(input)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
     const place = queue.size === 0 && placeFor(costMs)
     if (place) {
-      const job = admit(input, work, costMs, signal)
+      const job = admit(input, work, costMs, request)
       return settle(job, start(job, place))
     }
     if (queue.size >= maxQueue) throw queueFull()
@@ -154,7 +156,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const spot = queue.place(deadline, stillInTime)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
-    const job = admit(input, work, costMs, signal)
+    const job = admit(input, work, costMs, request)
     const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve
@@ -172,32 +174,37 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // An admitted task; its deadline runs from here.
-  function admit (input, work, costMs, signal) {
-    const cancellation = cancelOn(signal)
-    return { input, work, costMs, signal, cancel: cancellation.signal, cancellation, admitted: performance.now() }
+  function admit (input, work, costMs, request) {
+    const cancellation = cancelOn(request)
+    return { input, work, costMs, cancel: cancellation.signal, cancellation, admitted: performance.now() }
   }
 
-  // A task's cancellation: its client going away (`signal`) or its deadline, whichever comes
-  // first. One controller and a plain timer, released when the task settles: AbortSignal.timeout()
-  // cannot be cleared, so each task's timer outlived it by REQUEST_TIMEOUT_MS, and
-  // AbortSignal.any() tracks its sources through weak references: 6-14 us of the main thread a
-  // task, against 1.5-3.5 this way (docs/benchmarks.md, "Questions answered").
-  function cancelOn (signal) {
+  // A task's cancellation: its client going away (the request's 'close' while the task is in
+  // flight) or its deadline, whichever comes first (`cause`). One controller, a plain timer and a
+  // listener, released when the task settles. Not Fastify's request.signal: a second controller a
+  // request, which Fastify 5.12 aborts after every answer in an app without a logger or an
+  // onResponse hook (docs/design.md, "The pool"). Not AbortSignal.timeout(), which cannot be
+  // cleared (each task's timer outlived it by REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which
+  // tracks its sources through weak references: 6-14 us a task against 1.5-3.5
+  // (docs/benchmarks.md, "Questions answered").
+  function cancelOn (request) {
     const controller = new AbortController()
-    let late = false
-    const gone = () => controller.abort(signal.reason)
-    const timer = setTimeout(() => {
-      late = true
+    let cause
+    const cancel = (why) => {
+      if (cause !== undefined) return
+      cause = why
       controller.abort()
-    }, timeoutMs)
-    if (signal.aborted) gone()
-    else signal.addEventListener('abort', gone, { once: true })
+    }
+    const gone = () => cancel('client_gone')
+    const timer = setTimeout(cancel, timeoutMs, 'deadline')
+    if (request.destroyed) gone()
+    else request.on('close', gone)
     return {
       signal: controller.signal,
-      late: () => late,
+      cause: () => cause,
       release () {
         clearTimeout(timer)
-        signal.removeEventListener('abort', gone)
+        request.removeListener('close', gone)
       }
     }
   }
@@ -288,12 +295,10 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
       return result
     }, (err) => {
-      if (job.cancellation.late()) {
-        events.emit('aborted', 'deadline')
-        throw new DeadlineExceeded(timeoutMs)
-      }
-      if (job.signal.aborted) events.emit('aborted', 'client_gone')
-      else events.emit('failed')
+      const cause = job.cancellation.cause()
+      if (cause === undefined) events.emit('failed')
+      else events.emit('aborted', cause)
+      if (cause === 'deadline') throw new DeadlineExceeded(timeoutMs)
       throw err
     })
   }
