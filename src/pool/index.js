@@ -180,18 +180,17 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // A task's cancellation: its client going away (the request's 'close' while the task is in
-  // flight) or its deadline, whichever comes first (`cause`). One controller, a plain timer and a
-  // listener, released when the task settles. Not Fastify's request.signal: a second controller a
-  // request, which Fastify 5.12 aborts after every answer in an app without a logger or an
-  // onResponse hook (docs/design.md, "The pool"). Not AbortSignal.timeout(), which cannot be
-  // cleared (each task's timer outlived it by REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which
-  // tracks its sources through weak references: 6-14 us a task against 1.5-3.5
-  // (docs/benchmarks.md, "Questions answered").
+  // flight) or its deadline, whichever comes first (`cause`). Either rejects the task at once, and
+  // its settling releases the other: one controller, a plain timer and a listener. Not Fastify's
+  // request.signal: a second controller a request, which Fastify 5.12 aborts after every answer
+  // in an app without a logger or an onResponse hook (docs/design.md, "The pool"). Not
+  // AbortSignal.timeout(), which cannot be cleared (each task's timer outlived it by
+  // REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which tracks its sources through weak references:
+  // 6-14 us a task against 1.5-3.5 (docs/benchmarks.md, "Questions answered").
   function cancelOn (request) {
     const controller = new AbortController()
     let cause
     const cancel = (why) => {
-      if (cause !== undefined) return
       cause = why
       controller.abort()
     }
