@@ -3,7 +3,8 @@
 // deadline with the service's own queue (src/pool/queue.js):
 //   in front:  the service's pool (src/pool/index.js): Piscina is handed a task only when a
 //              thread can take it; a thread's result comes back to the main thread, and the pool
-//              hands the next task over from there. Every task carries its cancellation signal.
+//              hands the next task over from there. Every task carries its cancellation (here a
+//              request that never closes).
 //   inside:    Piscina's own `taskQueue` option, ordered by the same queue, Piscina handing the
 //              next task to the freed thread in its completion callback. Tasks carry no signal:
 //              Piscina 5.3 puts a task with a signal that finds no free thread in a queue of its
@@ -13,6 +14,7 @@
 // task measured in its thread, over the tasks. Rounds alternate the designs.
 //
 //   node bench/gaps.js     # 5 rounds of 2,000 fib(20), about 10 s
+import { EventEmitter } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import Fastify from 'fastify'
 import { Piscina } from 'piscina'
@@ -30,7 +32,7 @@ await front.ready()
 const inside = new Piscina({ filename: FIB_TASK.file, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, taskQueue: new PiscinaDeadlineQueue(), recordTiming: false })
 
 const DESIGNS = {
-  'in front': () => front.pool.run({ num: NUM }, new AbortController().signal),
+  'in front': () => front.pool.run({ num: NUM }, new EventEmitter()),
   inside: (i) => inside.run({ num: NUM, [Piscina.queueOptionsSymbol]: { deadline: i, work: FIB_TASK.work({ num: NUM }) } })
 }
 
