@@ -3,6 +3,9 @@
 // arriving evenly spaced (k6's constant-arrival-rate), each taking exactly its class's compute
 // plus 0.1 ms of hand-off. Every order sees the same tasks in a round; each p99 is read against
 // the first-come-first-served order's in the same round, and the median over the rounds printed.
+// A round is 30,000 tasks, about 100 s of arrivals: with 6,000 (a 20 s window, as the open-loop
+// runs) the ratios moved by up to 0.3 from one set of draws to another, more than the orders
+// differ.
 //
 // Orders: first come, first served; the service's (a virtual deadline of arrival plus
 // allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it); and
@@ -15,15 +18,16 @@
 // small task waits mostly for a running big one to end, which no order changes (the express
 // thread serves it, and is not modelled).
 //
-//   node bench/orders.js                      # both mixes, 7 rounds of 6,000 tasks, about 40 s
+//   node bench/orders.js                      # both mixes, 7 rounds of 30,000 tasks, about 4 min
 //   LOADS=0.82,0.87,0.92 node bench/orders.js # other busy shares
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../src/config.js'
-import { allowanceMs } from '../src/pool/index.js'
+import { allowanceMs, FIB_TASK } from '../src/pool/index.js'
+import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
 import { median, percentile } from './stats.js'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 7)
-const TASKS = Number(process.env.TASKS || 6000)
+const TASKS = Number(process.env.TASKS || 30000)
 const THREADS = 2
 const HAND_OFF_MS = 0.1
 const LOADS = (process.env.LOADS || '0.68,0.77,0.87').split(',').map(Number)
@@ -33,26 +37,19 @@ const overallGoal = (load) => (load < 0.75 ? 1 : 0.9)
 const SMALLEST_GOAL = 0.6
 const BIGGEST_GOAL = 2
 const ALLOWANCES = [0, 10, 20, 40, 80, 160, 320]
-// fib(n) computes in about FIB30_MS x PHI^(n - 30) on the machine of the open-loop runs.
+// fib(30) computes in about this on the machine of the open-loop runs; another num in proportion
+// to its work (FIB_TASK.work, the pool's own measure of a task's size).
 const FIB30_MS = 5.2
-const PHI = (1 + Math.sqrt(5)) / 2
 
-// A seeded generator, so that every order sees the same tasks.
-function random (seed) {
-  return () => {
-    seed = (seed * 1664525 + 1013904223) % 4294967296
-    return seed / 4294967296
-  }
-}
-
-function tasks (classes, load, seed) {
-  const draw = random(seed)
+// The tasks of round `seed` at `load`: the open-loop runs' draw of the mix (bench/k6/mix.js), so
+// every order sees the same tasks.
+function tasks (classes, mix, load, seed) {
+  const numAt = mixSequence(mix, seed)
   const meanMs = classes.reduce((sum, { ms, share }) => sum + ms * share, 0)
   const gapMs = meanMs / (load * THREADS)
   return Array.from({ length: TASKS }, (_, i) => {
-    let u = draw()
-    const k = classes.findIndex(({ share }) => (u -= share) < 0)
-    const cls = k < 0 ? classes.length - 1 : k
+    const num = numAt(i)
+    const cls = classes.findIndex((c) => c.num === num)
     return { arrival: i * gapMs, cls, ms: classes[cls].ms }
   })
 }
@@ -91,9 +88,9 @@ function simulate (list, allowance, biggest) {
 }
 
 function measure (mix) {
-  const classes = mix.map(([num, share]) => ({ num, share, ms: FIB30_MS * PHI ** (num - 30) }))
+  const classes = mix.map(([num, share]) => ({ num, share, ms: FIB30_MS * FIB_TASK.work({ num }) / FIB_TASK.work({ num: 30 }) }))
   const biggest = classes.length - 1
-  const rounds = LOADS.map((load) => Array.from({ length: ROUNDS }, (_, r) => tasks(classes, load, r + 1)))
+  const rounds = LOADS.map((load) => Array.from({ length: ROUNDS }, (_, r) => tasks(classes, mix, load, r)))
   const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest)))
   // [overall, smallest, biggest] against FIFO at each load, medians of the rounds' ratios.
   const ratios = (allowance) => rounds.map((byRound, l) => {
