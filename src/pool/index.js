@@ -186,7 +186,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // in an app without a logger or an onResponse hook (docs/design.md, "The pool"). Not
   // AbortSignal.timeout(), which cannot be cleared (each task's timer outlived it by
   // REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which tracks its sources through weak references:
-  // 6-14 us a task against 1.5-3.5 (docs/benchmarks.md, "Questions answered").
+  // 2.5-4.9 us a task against 0.4-0.7 (docs/benchmarks.md, "Questions answered").
   function cancelOn (request) {
     const controller = new AbortController()
     let cause
