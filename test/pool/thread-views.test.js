@@ -1,0 +1,37 @@
+import { test } from 'tap'
+import { Piscina } from 'piscina'
+import '../../src/pool/index.js'
+import { keepThreadViews } from '../../src/pool/thread-views.js'
+import { BARE, TEST_TASK } from '../helper.js'
+
+test('with the pool loaded, Piscina\'s balancer sees one view a thread, run after run, reading the thread\'s state when asked', async (t) => {
+  const seen = []
+  const piscina = new Piscina({
+    filename: TEST_TASK.file,
+    minThreads: 2,
+    maxThreads: 2,
+    execArgv: BARE,
+    loadBalancer: (task, workers) => {
+      seen.push(workers)
+      return workers.find((worker) => worker.currentUsage === 0) ?? null
+    }
+  })
+  t.teardown(() => piscina.close())
+  await Promise.all([piscina.run({ num: 0 }), piscina.run({ num: 0 })])
+  // Both threads are up now, and idle.
+  await piscina.run({ num: 0 })
+  const first = seen.at(-1)
+  const running = piscina.run({ num: 20 }, { signal: new AbortController().signal })
+  const second = seen.at(-1)
+  t.equal(second.length, 2, 'both threads were offered')
+  for (const view of second) t.ok(first.includes(view), `thread ${view.id}: the same view as before`)
+  t.same(second.map((view) => view.currentUsage).sort(), [0, Infinity], 'one thread now runs a task with a signal; its view says so')
+  await running
+  t.same(second.map((view) => view.currentUsage), [0, 0], 'and says it is done once it is')
+})
+
+test('a Piscina whose threads have no `interface` getter is left as it is', async (t) => {
+  class Thread {}
+  t.equal(keepThreadViews(Thread), false)
+  t.same(Object.getOwnPropertyNames(Thread.prototype), ['constructor'])
+})
