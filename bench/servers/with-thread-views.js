@@ -1,5 +1,5 @@
 // Preloaded (--import) into the Fastify + Piscina baseline by bench/promotion.js: Piscina with the
 // pool's one view a thread (src/pool/thread-views.js), and nothing else of the service.
-import { keepThreadViews } from '../../src/pool/thread-views.js'
+import { keepThreadViews, piscinaWorkerInfo } from '../../src/pool/thread-views.js'
 
-keepThreadViews()
+keepThreadViews(piscinaWorkerInfo())

@@ -15,10 +15,10 @@ import { Balancer } from './balancer.js'
 import { CostModel } from './cost.js'
 import { DeadlineQueue } from './queue.js'
 import { RecentShare } from './recent-share.js'
-import { keepThreadViews } from './thread-views.js'
+import { keepThreadViews, piscinaWorkerInfo } from './thread-views.js'
 
 // Once for the process: every pool's threads get one view each (thread-views.js).
-keepThreadViews()
+keepThreadViews(piscinaWorkerInfo())
 
 const PHI = (1 + Math.sqrt(5)) / 2
 

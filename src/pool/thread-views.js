@@ -11,17 +11,23 @@ import { dirname, join } from 'node:path'
 
 const require = createRequire(import.meta.url)
 
-// Not among Piscina's exports: the file that defines it, beside the package's main file.
-const piscinaWorkerInfo = () => require(join(dirname(require.resolve('piscina')), 'worker_pool/index.js')).WorkerInfo
+// Piscina's class of threads, from the file that defines it beside the package's main file (it is
+// not among Piscina's exports); undefined when a later version has no such file.
+export function piscinaWorkerInfo (main = require.resolve('piscina')) {
+  try {
+    return require(join(dirname(main), 'worker_pool/index.js')).WorkerInfo
+  } catch {
+    return undefined
+  }
+}
 
-// Makes `interface` return one view a thread, made on its first read. Returns whether it did: a
-// Piscina whose threads have no such getter (a later version) is left as it is.
-export function keepThreadViews (WorkerInfo = piscinaWorkerInfo()) {
-  const { prototype } = WorkerInfo
-  const get = Object.getOwnPropertyDescriptor(prototype, 'interface')?.get
+// Makes `interface` return one view a thread, made on its first read. Returns whether it did:
+// Piscina is left as it is when its threads' class, or the getter, is not there.
+export function keepThreadViews (WorkerInfo) {
+  const get = WorkerInfo && Object.getOwnPropertyDescriptor(WorkerInfo.prototype, 'interface')?.get
   if (get === undefined) return false
   const views = new WeakMap()
-  Object.defineProperty(prototype, 'interface', {
+  Object.defineProperty(WorkerInfo.prototype, 'interface', {
     configurable: true,
     get () {
       let view = views.get(this)

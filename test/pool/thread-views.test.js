@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { Piscina } from 'piscina'
 import '../../src/pool/index.js'
-import { keepThreadViews } from '../../src/pool/thread-views.js'
+import { keepThreadViews, piscinaWorkerInfo } from '../../src/pool/thread-views.js'
 import { BARE, TEST_TASK } from '../helper.js'
 
 test('with the pool loaded, Piscina\'s balancer sees one view a thread, run after run, reading the thread\'s state when asked', async (t) => {
@@ -34,4 +34,10 @@ test('a Piscina whose threads have no `interface` getter is left as it is', asyn
   class Thread {}
   t.equal(keepThreadViews(Thread), false)
   t.same(Object.getOwnPropertyNames(Thread.prototype), ['constructor'])
+})
+
+test('a Piscina without the file of its threads\' class is left as it is, and the service starts', async (t) => {
+  t.equal(piscinaWorkerInfo('/nowhere/dist/main.js'), undefined)
+  t.equal(keepThreadViews(undefined), false)
+  t.equal(typeof piscinaWorkerInfo(), 'function', 'the installed Piscina has it')
 })
