@@ -149,6 +149,10 @@ function figures (summary, seconds, cpu) {
   }
 }
 
+// The mix's most common task: its compute time, as the answers report it, says how fast the
+// machine ran during a run.
+const commonest = (mix) => mix.reduce((a, b) => (b[1] > a[1] ? b : a))[0]
+
 // Rounds of one server at one load, as medians with their spread: [median, min, max].
 function summarise (runs, mix) {
   const pick = (read) => spread(runs.map(read))
@@ -159,6 +163,7 @@ function summarise (runs, mix) {
     p50: pick((r) => r.p50),
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
+    computeRatio: pick((r) => (Number.isFinite(r.computeRatio) ? r.computeRatio : undefined)),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
@@ -170,16 +175,18 @@ function summarise (runs, mix) {
 // and, for the report only, what `subject` (the service) carries the same way.
 async function capacity ({ peers, subject, seconds, vus, mix, log }) {
   const rps = {}
+  const computeMs = {}
   for (const server of [...peers, subject]) {
     const summary = await k6(server.port, { vus }, seconds, mix, 0)
     rps[server.name] = figures(summary, seconds).goodput
+    computeMs[server.name] = summary.classes[commonest(mix)].computeMs
     log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop (${vus} clients, ${seconds} s)`)
     await settle(server.pid)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
   delete rps[subject.name]
-  return { rps: rps[best], by: best, peers: rps, own, vus, seconds }
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, computeMs: computeMs[best] }
 }
 
 // Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
@@ -203,9 +210,12 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
       for (const server of order) {
         const cpu = cpuWindow(server, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
         const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
+        // Over its time while C was measured: above 1, the machine ran slower than then, and the
+        // load was higher than it reads.
+        result.computeRatio = result.classes[commonest(mix)].computeMs / c.computeMs
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, tasks took ${Number.isFinite(result.computeRatio) ? result.computeRatio.toFixed(2) : '-'}x their compute while C was measured, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
       }
