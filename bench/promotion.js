@@ -7,7 +7,7 @@
 // 4 connections) while a window on its collections is open (bench/servers/gc-window.js);
 // medians over the rounds.
 //
-//   node bench/promotion.js                 # 5 rounds of 8 s a server, about 4 min
+//   node bench/promotion.js                 # 5 rounds of 8 s a server, about 3 min
 //   BENCH_ROUNDS=1 BENCH_SECONDS=1 node bench/promotion.js
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

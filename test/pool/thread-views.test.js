@@ -17,10 +17,10 @@ test('with the pool loaded, Piscina\'s balancer sees one view a thread, run afte
     }
   })
   t.teardown(() => piscina.close())
-  await Promise.all([piscina.run({ num: 0 }), piscina.run({ num: 0 })])
-  // Both threads are up now, and idle.
-  await piscina.run({ num: 0 })
+  // Until both threads are up, and offered, idle.
+  for (let i = 0; i < 100 && seen.at(-1)?.length !== 2; i++) await piscina.run({ num: 0 })
   const first = seen.at(-1)
+  t.equal(first.length, 2, 'both threads started')
   const running = piscina.run({ num: 20 }, { signal: new AbortController().signal })
   const second = seen.at(-1)
   t.equal(second.length, 2, 'both threads were offered')
