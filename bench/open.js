@@ -163,7 +163,7 @@ function summarise (runs, mix) {
     p50: pick((r) => r.p50),
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
-    computeRatio: pick((r) => (Number.isFinite(r.computeRatio) ? r.computeRatio : undefined)),
+    computeRatio: pick((r) => r.computeRatio),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
@@ -212,10 +212,12 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
         // Over its time while C was measured: above 1, the machine ran slower than then, and the
         // load was higher than it reads.
-        result.computeRatio = result.classes[commonest(mix)].computeMs / c.computeMs
+        // Undefined when either run had no answer that reported it.
+        const ratio = result.classes[commonest(mix)].computeMs / c.computeMs
+        result.computeRatio = Number.isFinite(ratio) ? ratio : undefined
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, tasks took ${Number.isFinite(result.computeRatio) ? result.computeRatio.toFixed(2) : '-'}x their compute while C was measured, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, tasks took ${result.computeRatio?.toFixed(2) ?? '-'}x their compute while C was measured, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
       }

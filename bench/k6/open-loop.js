@@ -29,8 +29,8 @@ for (const [num] of MIX) {
   ok[num] = new Counter(`ok_${num}`)
   notOk[num] = new Counter(`not_ok_${num}`)
 }
-// The compute time each 200 answer reports: against the compute limit's, how fast the machine ran
-// during the window.
+// The compute time each 200 answer reports: against the same while the round's C was measured,
+// how fast the machine ran during the window (bench/open.js).
 const compute = {}
 for (const [num] of MIX) compute[num] = new Trend(`compute_${num}`)
 const latencyAll = new Trend('latency_all', true)
