@@ -1,0 +1,132 @@
+// node bench/cpu.js: the CPU a request costs each server, all of them measured at once. One k6
+// run offers every server the same open-loop load at the same time (the same rate, the same tasks
+// in the same order), so when the machine's speed drifts, as a shared one's does within seconds,
+// every server runs slower together: each server's CPU time a request, read against the
+// service's from the same round, holds where runs one after the other do not. The CPU a request
+// is what sets how busy a load keeps the machine, and so the tails at high load. For each
+// server, as the scheduler counts its threads' time: its main thread, its other threads beside
+// the pool (V8's GC and compiler, libuv), and its pool's threads or forked processes, where the
+// tasks compute. Servers: the service, Fastify + Piscina, the FIFO pool, the cluster prefork.
+// Each is offered `--share` of the compute limit (bench/open.js), split evenly: the CPU a request
+// depends on the rate (a main thread woken for each of fewer requests spends more on each), so the
+// report gives it.
+//
+//   node bench/cpu.js                       # the default mix, 5 rounds of 15 s, about 2 min
+//   node bench/cpu.js --mix '[[27,1]]'      # another mix (a name in open.js's MIXES, or JSON)
+//   node bench/cpu.js --share 0.8           # the servers together offered 0.8 of the limit
+//   node bench/cpu.js --also 'LOG_LEVEL=warn'   # the service with a setting, beside the others
+//   BENCH_ROUNDS=1 BENCH_SECONDS=2 node bench/cpu.js
+import { spawn } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { availableCpus } from '../src/cpus.js'
+import { computeLimit, parseMix } from './open.js'
+import { requireTools, schedOfTreeMs, startAll, threadCpuMs } from './proc.js'
+import { median } from './stats.js'
+
+const { values: args } = parseArgs({
+  options: {
+    mix: { type: 'string', default: 'default' },
+    share: { type: 'string', default: '0.6' },
+    // Variants of the service, each a setting, separated by ';': 'LOG_LEVEL=warn;POOL_EXPRESS_MAX_MS=0'.
+    also: { type: 'string', default: '' }
+  }
+})
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
+const SECONDS = Number(process.env.BENCH_SECONDS || 15)
+const WARM_UP_SECONDS = Math.min(SECONDS, 5)
+const LIMIT_SECONDS = Math.min(SECONDS, 5)
+const K6_SCRIPT = fileURLToPath(new URL('./k6/side-by-side.js', import.meta.url))
+const share = Number(args.share)
+if (!(share > 0 && share <= 1)) {
+  console.error(`bench: --share ${args.share} is invalid: expected a number over 0, at most 1`)
+  process.exit(1)
+}
+const { name: mixName, mix } = parseMix(args.mix)
+
+const servers = [
+  { name: 'service', file: 'src/server.js' },
+  ...args.also.split(';').filter(Boolean).map((setting) => {
+    const [, key, value] = setting.match(/^([A-Z_]+)=(.*)$/) ?? []
+    if (key === undefined) {
+      console.error(`bench: --also ${JSON.stringify(setting)} is invalid: expected SETTING=value`)
+      process.exit(1)
+    }
+    return { name: `service, ${setting}`, file: 'src/server.js', env: { [key]: value } }
+  }),
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
+  { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js' },
+  // Its HTTP and its tasks run in forked processes: all of its time is theirs.
+  { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true }
+].map((server, i) => ({ ...server, port: 4950 + i, rounds: [] }))
+
+// Every thread of each server, in ms: main thread, its others beside the pool, and all.
+function snapshot () {
+  return servers.map(({ pid, forks }) => ({ ...(forks ? {} : threadCpuMs(pid)), all: schedOfTreeMs(pid) }))
+}
+
+// One k6 run of `seconds` against every server at once; each server's answers, 200 or not.
+function load (rate, seconds, seed) {
+  const out = join(tmpdir(), `cpu-${process.pid}.json`)
+  const env = { PORTS: servers.map((s) => s.port).join(','), RATE: String(rate), MIX: JSON.stringify(mix), SEED: String(seed), DURATION: `${seconds}s`, OUT: out }
+  return new Promise((resolve, reject) => {
+    const child = spawn('k6', ['run', '-q', '--no-color', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), K6_SCRIPT], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      try {
+        const answers = JSON.parse(readFileSync(out, 'utf8'))
+        rmSync(out)
+        resolve(servers.map((s) => answers[s.port]))
+      } catch {
+        reject(new Error(`k6 exited ${code} without a summary: ${stderr.slice(-500)}`))
+      }
+    })
+  })
+}
+
+requireTools([['k6', 'go install go.k6.io/k6@v1.8.1']])
+const threads = availableCpus().cpus
+const limit = await computeLimit(threads, LIMIT_SECONDS, mix)
+const rate = Math.max(1, Math.round(share * limit.rps / servers.length))
+await startAll(servers, threads)
+await load(rate, WARM_UP_SECONDS, 0)
+for (let round = 0; round < ROUNDS; round++) {
+  const before = snapshot()
+  const answers = await load(rate, SECONDS, round + 1)
+  const after = snapshot()
+  servers.forEach((server, i) => {
+    const requests = answers[i].ok + answers[i].notOk
+    const us = (part) => (after[i][part] === undefined ? undefined : (after[i][part] - before[i][part]) * 1000 / requests)
+    server.rounds.push({ main: us('main'), helpers: us('helpers'), all: us('all'), notOk: answers[i].notOk })
+  })
+  const service = servers[0].rounds[round].all
+  console.log(`round ${round + 1}: ${servers.map((s) => `${s.name} ${s.rounds[round].all.toFixed(0)} µs (${(s.rounds[round].all / service).toFixed(3)})`).join(', ')}`)
+}
+
+const f = (x, d) => (x === undefined ? '-' : x.toFixed(d))
+const mid = (server, part) => median(server.rounds.map((r) => r[part]))
+// Against the service's in the same round: median (lowest-highest).
+function against (server, part) {
+  if (server.rounds[0][part] === undefined) return '-'
+  const ratios = server.rounds.map((r, round) => r[part] / servers[0].rounds[round][part])
+  return `${f(median(ratios), 3)} (${f(Math.min(...ratios), 3)}-${f(Math.max(...ratios), 3)})`
+}
+const lines = [
+  `${mixName} mix, ${rate} requests/s a server at once (${share} of the compute limit, ${limit.rps.toFixed(0)} tasks/s, split ${servers.length} ways), ${ROUNDS} rounds of ${SECONDS} s; ${threads} CPUs, Node ${process.version}`,
+  'CPU µs a request, medians; against the service\'s, round by round: median (lowest-highest)',
+  '',
+  '| server | main thread | its other threads beside the pool | pool threads or forks | all | main thread ÷ service | all ÷ service | not 200 |',
+  '|---|---|---|---|---|---|---|---|',
+  ...servers.map((server) => {
+    const pool = median(server.rounds.map((r) => r.all - (r.main ?? 0) - (r.helpers ?? 0)))
+    const notOk = server.rounds.reduce((sum, r) => sum + r.notOk, 0)
+    return `| ${server.name} | ${f(mid(server, 'main'), 0)} | ${f(mid(server, 'helpers'), 0)} | ${f(pool, 0)} | ${f(mid(server, 'all'), 0)} | ${against(server, 'main')} | ${against(server, 'all')} | ${notOk} |`
+  })
+]
+console.log(`\n${lines.join('\n')}`)
+process.exit(0)
