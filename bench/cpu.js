@@ -132,5 +132,9 @@ const lines = [
     return `| ${server.name} | ${f(mid(server, 'main'), 0)} | ${f(mid(server, 'helpers'), 0)} | ${f(pool, 0)} | ${f(mid(server, 'all'), 0)} | ${against(server, 'main')} | ${against(server, 'all')} | ${notOk} |`
   })
 ]
+// A refusal costs a server far less than an answer, so with any its CPU a request falls and its
+// ratios compare nothing: most often the load was over what it carried at that moment.
+const refusing = servers.filter((server) => server.rounds.some((r) => r.notOk > 0))
+if (refusing.length > 0) lines.push('', `Not comparable: ${refusing.map((s) => s.name).join(', ')} left requests without a 200, whose CPU a request is not an answer's; run again, or with a lower --share.`)
 console.log(`\n${lines.join('\n')}`)
 process.exit(0)
