@@ -16,15 +16,11 @@
 //   node bench/cpu.js --share 0.8           # the servers together offered 0.8 of the limit
 //   node bench/cpu.js --also 'LOG_LEVEL=warn'   # the service with a setting, beside the others
 //   BENCH_ROUNDS=1 BENCH_SECONDS=2 node bench/cpu.js
-import { spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { availableCpus } from '../src/cpus.js'
 import { HEAVY } from './closed.js'
-import { computeLimit, parseMix } from './open.js'
+import { computeLimit, k6Summary, parseMix } from './open.js'
 import { requireTools, schedOfTreeMs, startAll, threadCpuMs } from './proc.js'
 import { median } from './stats.js'
 
@@ -73,24 +69,10 @@ function snapshot () {
 }
 
 // One k6 run of `seconds` against every server at once; each server's answers, 200 or not.
-function load (rate, seconds, seed) {
-  const out = join(tmpdir(), `cpu-${process.pid}.json`)
-  const env = { PORTS: servers.map((s) => s.port).join(','), RATE: String(rate), MIX: JSON.stringify(mix), SEED: String(seed), DURATION: `${seconds}s`, OUT: out }
-  return new Promise((resolve, reject) => {
-    const child = spawn('k6', ['run', '-q', '--no-color', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), K6_SCRIPT], { stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('error', reject)
-    child.on('close', (code) => {
-      try {
-        const answers = JSON.parse(readFileSync(out, 'utf8'))
-        rmSync(out)
-        resolve(servers.map((s) => answers[s.port]))
-      } catch {
-        reject(new Error(`k6 exited ${code} without a summary: ${stderr.slice(-500)}`))
-      }
-    })
-  })
+async function load (rate, seconds, seed) {
+  const env = { PORTS: servers.map((s) => s.port).join(','), RATE: String(rate), MIX: JSON.stringify(mix), SEED: String(seed), DURATION: `${seconds}s` }
+  const answers = await k6Summary(K6_SCRIPT, env, 'cpu')
+  return servers.map((s) => answers[s.port])
 }
 
 requireTools([['k6', 'go install go.k6.io/k6@v1.8.1']])

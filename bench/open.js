@@ -82,14 +82,11 @@ export async function computeLimit (threads, seconds, mix) {
   return { rps: threads * 1000 / meanCostMs, classMs: Object.fromEntries(mix.map(([num]) => [num, median(times[num])])) }
 }
 
-// One k6 run against `port` with the draw of the mix `seed`: open-loop at `load.rate` requests per
-// second, or closed-loop with `load.vus` clients; its summary (bench/k6/open-loop.js).
-function k6 (port, load, seconds, mix, seed) {
-  const out = join(tmpdir(), `open-loop-${process.pid}-${port}.json`)
-  const env = { BASE_URL: `http://127.0.0.1:${port}`, DURATION: `${seconds}s`, MIX: JSON.stringify(mix), SEED: String(seed), OUT: out }
-  if (load.vus) env.VUS = String(load.vus)
-  else env.RATE = String(Math.round(load.rate))
-  const args = ['run', '-q', '--no-color', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), K6_SCRIPT]
+// Runs k6 `script` with `env` (each as -e) and an OUT path for the JSON its handleSummary writes
+// there; resolves that JSON. `name` keeps the files of concurrent runs apart.
+export function k6Summary (script, env, name) {
+  const out = join(tmpdir(), `${name}-${process.pid}.json`)
+  const args = ['run', '-q', '--no-color', ...Object.entries({ ...env, OUT: out }).flatMap(([k, v]) => ['-e', `${k}=${v}`]), script]
   return new Promise((resolve, reject) => {
     const child = spawn('k6', args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
@@ -105,6 +102,15 @@ function k6 (port, load, seconds, mix, seed) {
       }
     })
   })
+}
+
+// One k6 run against `port` with the draw of the mix `seed`: open-loop at `load.rate` requests per
+// second, or closed-loop with `load.vus` clients; its summary (bench/k6/open-loop.js).
+function k6 (port, load, seconds, mix, seed) {
+  const env = { BASE_URL: `http://127.0.0.1:${port}`, DURATION: `${seconds}s`, MIX: JSON.stringify(mix), SEED: String(seed) }
+  if (load.vus) env.VUS = String(load.vus)
+  else env.RATE = String(Math.round(load.rate))
+  return k6Summary(K6_SCRIPT, env, `open-loop-${port}`)
 }
 
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
