@@ -12,6 +12,7 @@ import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.js'
 import { Balancer } from './balancer.js'
+import { Cancellation, Deadlines } from './cancellation.js'
 import { CostModel } from './cost.js'
 import { DeadlineQueue } from './queue.js'
 import { RecentShare } from './recent-share.js'
@@ -102,6 +103,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Piscina is handed only what its threads can take at once. The queue counts tasks by their
   // size (work); the model turns work into milliseconds at its current rate.
   const queue = new DeadlineQueue()
+  const deadlines = new Deadlines(timeoutMs)
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
@@ -169,7 +171,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
         queue.delete(entry)
         reject(job.cancel.reason)
       }
-      job.cancel.addEventListener('abort', job.dequeue)
+      job.cancel.once('abort', job.dequeue)
     }))
     // The first waiting task may fit behind a busy thread's task that has come near its end since
     // the last completion: handed over now, not at the next one, it starts as that task ends.
@@ -179,36 +181,26 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
 
   // An admitted task; its deadline runs from here.
   function admit (input, work, costMs, request) {
-    const cancellation = cancelOn(request)
-    return { input, work, costMs, cancel: cancellation.signal, cancellation, admitted: performance.now() }
+    const cancel = new Cancellation()
+    return { input, work, costMs, cancel, release: cancelOn(cancel, request), admitted: performance.now() }
   }
 
-  // A task's cancellation: its client going away (the request's 'close' while the task is in
-  // flight) or its deadline, whichever comes first (`cause`). Either rejects the task at once, and
-  // its settling releases the other: one controller, a plain timer and a listener. Not Fastify's
-  // request.signal: a second controller a request, which Fastify 5.12 aborts after every answer
-  // in an app without a logger or an onResponse hook (docs/design.md, "The pool"). Not
-  // AbortSignal.timeout(), which cannot be cleared (each task's timer outlived it by
-  // REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which tracks its sources through weak references:
-  // 2.5-4.9 us a task against 0.4-0.7 (docs/benchmarks.md, "Questions answered").
-  function cancelOn (request) {
-    const controller = new AbortController()
-    let cause
-    const cancel = (why) => {
-      cause = why
-      controller.abort()
-    }
-    const gone = () => cancel('client_gone')
-    const timer = setTimeout(cancel, timeoutMs, 'deadline')
+  // Cancels a task when its client goes away (the request's 'close' while the task is in flight)
+  // or at its deadline, whichever comes first. Either rejects the task at once, and its settling
+  // calls what this returns, which stops the other. Not Fastify's request.signal: a controller a
+  // request, which Fastify 5.12 aborts after every answer in an app without a logger or an
+  // onResponse hook (docs/design.md, "The pool"). Not AbortSignal.timeout(), which cannot be
+  // cleared (each task's timer outlived it by REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which
+  // tracks its sources through weak references: 2.5-4.9 us a task against 0.4-0.7 for a
+  // controller and a timer (docs/benchmarks.md, "Questions answered"); cancellation.js is cheaper still.
+  function cancelOn (cancel, request) {
+    const gone = () => cancel.abort('client_gone')
+    deadlines.add(cancel)
     if (request.destroyed) gone()
     else request.on('close', gone)
-    return {
-      signal: controller.signal,
-      cause: () => cause,
-      release () {
-        clearTimeout(timer)
-        request.removeListener('close', gone)
-      }
+    return () => {
+      deadlines.delete(cancel)
+      request.removeListener('close', gone)
     }
   }
 
@@ -275,7 +267,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // (The task's own signal: once it settles, nothing aborts it any more.)
   function releasedOnCancel (done, cancel) {
     return new Promise((resolve, reject) => {
-      cancel.addEventListener('abort', () => reject(cancel.reason))
+      cancel.once('abort', () => reject(cancel.reason))
       done.then(resolve, reject)
     })
   }
@@ -286,19 +278,19 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       const place = placeFor(model.predict(queue.peek()))
       if (!place) return
       const job = queue.shift()
-      job.cancel.removeEventListener('abort', job.dequeue)
+      job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
     }
   }
 
   function settle (job, promise) {
-    return promise.finally(job.cancellation.release).then((result) => {
+    return promise.finally(job.release).then((result) => {
       model.observe(job.work, result.computeMs)
       const waitMs = Math.max(0, performance.now() - job.admitted - result.computeMs)
       events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
       return result
     }, (err) => {
-      const cause = job.cancellation.cause()
+      const { cause } = job.cancel
       if (cause === undefined) events.emit('failed')
       else events.emit('aborted', cause)
       if (cause === 'deadline') throw new DeadlineExceeded(timeoutMs)
