@@ -18,8 +18,14 @@
 // small task waits mostly for a running big one to end, which no order changes (the express
 // thread serves it, and is not modelled).
 //
+// EXTRA_MS: the CPU a task the service spends beyond the FIFO pool's (its main thread and helper
+// threads, the open-loop report's CPU columns), added to each task's time on its thread under
+// every order but first come, first served. With every core busy, as in a busy period where the
+// tails form, that time is taken from the threads.
+//
 //   node bench/orders.js                      # both mixes, 7 rounds of 30,000 tasks, about 4 min
 //   LOADS=0.82,0.87,0.92 node bench/orders.js # other busy shares
+//   EXTRA_MS=0.09 node bench/orders.js        # the service's orders paying 90 µs a task more
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../src/config.js'
 import { allowanceMs, FIB_TASK } from '../src/pool/index.js'
 import { mixSequence } from './k6/mix.js'
@@ -31,6 +37,11 @@ const TASKS = Number(process.env.TASKS || 30000)
 const THREADS = 2
 const HAND_OFF_MS = 0.1
 const LOADS = (process.env.LOADS || '0.68,0.77,0.87').split(',').map(Number)
+const EXTRA_MS = Number(process.env.EXTRA_MS || 0)
+if (!(EXTRA_MS >= 0)) {
+  console.error(`bench: EXTRA_MS=${process.env.EXTRA_MS} is invalid: expected milliseconds, 0 or more`)
+  process.exit(1)
+}
 // The queue's goals (bench/report.js): overall p99 against the best peer's, 1x up to 70% of C and
 // 0.9x from 80%; the smallest class's against it; the biggest class's against the FIFO pool's.
 const overallGoal = (load) => (load < 0.75 ? 1 : 0.9)
@@ -56,9 +67,9 @@ function tasks (classes, mix, load, seed) {
 
 // Runs the tasks in the order `allowance(task, waitMs)` gives (earliest arrival + allowance
 // first), the wait predicted as the pool does: the queued work and the whole of each running
-// task, over the threads. The p99 of the time from arrival to the end of compute: overall,
-// smallest class, biggest class.
-function simulate (list, allowance, biggest) {
+// task, over the threads; each task holds its thread `extraMs` beyond its compute and hand-off.
+// The p99 of the time from arrival to the end of compute: overall, smallest class, biggest class.
+function simulate (list, allowance, biggest, extraMs) {
   const free = new Array(THREADS).fill(0)
   const running = new Array(THREADS).fill(0)
   const queue = []
@@ -79,7 +90,7 @@ function simulate (list, allowance, biggest) {
     }
     const task = queue.shift()
     queuedMs -= task.ms
-    free[thread] = Math.max(at, task.arrival) + task.ms + HAND_OFF_MS
+    free[thread] = Math.max(at, task.arrival) + task.ms + HAND_OFF_MS + extraMs
     running[thread] = task.ms
     done.push([free[thread] - task.arrival, task.cls])
   }
@@ -91,10 +102,10 @@ function measure (mix) {
   const classes = mix.map(([num, share]) => ({ num, share, ms: FIB30_MS * FIB_TASK.work({ num }) / FIB_TASK.work({ num: 30 }) }))
   const biggest = classes.length - 1
   const rounds = LOADS.map((load) => Array.from({ length: ROUNDS }, (_, r) => tasks(classes, mix, load, r)))
-  const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest)))
+  const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest, 0)))
   // [overall, smallest, biggest] against FIFO at each load, medians of the rounds' ratios.
   const ratios = (allowance) => rounds.map((byRound, l) => {
-    const runs = byRound.map((list) => simulate(list, allowance, biggest))
+    const runs = byRound.map((list) => simulate(list, allowance, biggest, EXTRA_MS))
     return [0, 1, 2].map((col) => median(runs.map((run, r) => run[col] / fifo[l][r][col])))
   })
   const fixed = []
@@ -119,7 +130,7 @@ const cells = (at) => at.map((r) => r.map((x) => x.toFixed(2)).join(' / ').padEn
 for (const [name, mix] of Object.entries(MIXES)) {
   const { classes, fifoMs, service, bestWithGoals, bestOverall } = measure(mix)
   console.log(`\n${name} mix: ${classes.map(({ num, share, ms }) => `${share * 100}% fib(${num}) ${ms.toFixed(1)} ms`).join(', ')}`)
-  console.log(`p99 overall / smallest / biggest class, against first come first served's (its overall p99 ${fifoMs.map((ms) => ms.toFixed(0)).join(', ')} ms)`)
+  console.log(`p99 overall / smallest / biggest class, against first come first served's (its overall p99 ${fifoMs.map((ms) => ms.toFixed(0)).join(', ')} ms)${EXTRA_MS > 0 ? `; every other order's tasks hold their thread ${EXTRA_MS} ms longer` : ''}`)
   console.log(`${'busy share'.padEnd(64)}${LOADS.map((l) => String(l).padEnd(20)).join('')}`)
   console.log(`${'the service\'s order'.padEnd(64)}${cells(service)}`)
   const label = (text, { allowances }) => `${text} (+${allowances.join(', +')} ms)`.padEnd(64)
