@@ -15,7 +15,17 @@
 //   node bench/cpu.js --mix default         # a mix: a name in open.js's MIXES, or JSON
 //   node bench/cpu.js --share 0.8           # the servers together offered 0.8 of the limit
 //   node bench/cpu.js --also 'LOG_LEVEL=warn'   # the service with a setting, beside the others
+//   node bench/cpu.js --base HEAD~1         # the service against its code at a git ref, alone
 //   BENCH_ROUNDS=1 BENCH_SECONDS=2 node bench/cpu.js
+//
+// With --base the peers are left out: the question is what a change to the service costs, and
+// two servers at once get twice the rate each, where a request's share of the main thread's
+// fixed costs (its timers, its wake-ups) is smaller. The ref's files come from `git archive`; it
+// runs on this tree's node_modules.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { availableCpus } from '../src/cpus.js'
@@ -31,7 +41,8 @@ const { values: args } = parseArgs({
     mix: { type: 'string', default: `[[${HEAVY},1]]` },
     share: { type: 'string', default: '0.6' },
     // Variants of the service, each a setting, separated by ';': 'LOG_LEVEL=warn;POOL_EXPRESS_MAX_MS=0'.
-    also: { type: 'string', default: '' }
+    also: { type: 'string', default: '' },
+    base: { type: 'string' }
   }
 })
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
@@ -47,8 +58,33 @@ if (!(share > 0 && share <= 1)) {
 const { name, mix } = parseMix(args.mix)
 const what = mix.length === 1 ? `fib(${mix[0][0]})` : `${name} mix`
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+// The service's files at git ref `ref`, in a directory removed when this process exits; the path
+// of its server.js from ROOT, as servers name their file.
+function checkout (ref) {
+  const dir = mkdtempSync(join(tmpdir(), 'cpu-base-'))
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  try {
+    const archive = execFileSync('git', ['archive', '--format=tar', ref], { cwd: ROOT, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] })
+    execFileSync('tar', ['-x', '-C', dir], { input: archive })
+  } catch (err) {
+    console.error(`bench: --base ${ref} is invalid: ${String(err.stderr ?? err.message).trim().split('\n')[0]}`)
+    process.exit(1)
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return relative(ROOT, join(dir, 'src/server.js'))
+}
+
+const peers = [
+  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
+  { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js' },
+  // Its HTTP and its tasks run in forked processes: all of its time is theirs.
+  { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true }
+]
 const servers = [
   { name: 'service', file: 'src/server.js' },
+  ...(args.base === undefined ? [] : [{ name: `service at ${args.base}`, file: checkout(args.base) }]),
   ...args.also.split(';').filter(Boolean).map((setting) => {
     const [, key, value] = setting.match(/^([A-Z_]+)=(.*)$/) ?? []
     if (key === undefined) {
@@ -57,10 +93,7 @@ const servers = [
     }
     return { name: `service, ${setting}`, file: 'src/server.js', env: { [key]: value } }
   }),
-  { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
-  { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js' },
-  // Its HTTP and its tasks run in forked processes: all of its time is theirs.
-  { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true }
+  ...(args.base === undefined ? peers : [])
 ].map((server, i) => ({ ...server, port: 4950 + i, rounds: [] }))
 
 // Every thread of each server, in ms: main thread, its others beside the pool, and all.
