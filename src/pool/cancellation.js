@@ -1,9 +1,9 @@
 // A task's cancellation, and the one timer behind every task's deadline.
 //
 // Every task the pool admits gets both, so they are on the main thread's path once a request.
-// AbortController's signal is an EventTarget: creating it and the listener Piscina adds and
-// removes on it took 2.3% of the main thread's time in a perf profile at fib(27), 150
-// requests/s, and a timer a task (setTimeout, clearTimeout) another 2.5%.
+// An AbortController (whose signal is an EventTarget, on which Piscina adds and removes a
+// listener) and a timer a task cost the main thread about 1% more a fib(27) request
+// (docs/benchmarks.md, "Questions answered").
 import { EventEmitter } from 'node:events'
 import { performance } from 'node:perf_hooks'
 
