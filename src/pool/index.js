@@ -192,7 +192,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // onResponse hook (docs/design.md, "The pool"). Not AbortSignal.timeout(), which cannot be
   // cleared (each task's timer outlived it by REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which
   // tracks its sources through weak references: 2.5-4.9 us a task against 0.4-0.7 for a
-  // controller and a timer (docs/benchmarks.md, "Questions answered"); cancellation.js is cheaper still.
+  // controller and a timer (docs/benchmarks.md, "Questions answered"), which cancellation.js
+  // lightens again.
   function cancelOn (cancel, request) {
     const gone = () => cancel.abort('client_gone')
     deadlines.add(cancel)
