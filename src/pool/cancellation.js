@@ -33,15 +33,13 @@ export class Deadlines {
   #due = new Map()
   #timer
   #timeoutMs
-  #now
 
-  constructor (timeoutMs, { now = () => performance.now() } = {}) {
+  constructor (timeoutMs) {
     this.#timeoutMs = timeoutMs
-    this.#now = now
   }
 
   add (cancellation) {
-    this.#due.set(cancellation, this.#now() + this.#timeoutMs)
+    this.#due.set(cancellation, performance.now() + this.#timeoutMs)
     if (this.#timer === undefined) this.#arm(this.#timeoutMs)
   }
 
@@ -67,7 +65,7 @@ export class Deadlines {
 
   #fire = () => {
     this.#timer = undefined
-    const now = this.#now()
+    const now = performance.now()
     const expired = []
     for (const [cancellation, due] of this.#due) {
       if (due > now) break
