@@ -12,7 +12,7 @@ import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.js'
 import { Balancer } from './balancer.js'
-import { Cancellation, Deadlines } from './cancellation.js'
+import { Cancellation } from './cancellation.js'
 import { CostModel } from './cost.js'
 import { DeadlineQueue } from './queue.js'
 import { RecentShare } from './recent-share.js'
@@ -64,6 +64,7 @@ const EXPRESS = Object.freeze({ express: true })
 const THREAD_TERMINATED = 'Terminating worker thread'
 
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
+const atDeadline = (cancel) => cancel.abort('deadline')
 
 async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksPerThread, expressMaxMs, nice, timeoutMs, task = FIB_TASK, execArgv }) {
   const balancer = new Balancer()
@@ -103,7 +104,6 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Piscina is handed only what its threads can take at once. The queue counts tasks by their
   // size (work); the model turns work into milliseconds at its current rate.
   const queue = new DeadlineQueue()
-  const deadlines = new Deadlines(timeoutMs)
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
@@ -196,11 +196,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // lightens again.
   function cancelOn (cancel, request) {
     const gone = () => cancel.abort('client_gone')
-    deadlines.add(cancel)
+    const timer = setTimeout(atDeadline, timeoutMs, cancel)
     if (request.destroyed) gone()
     else request.on('close', gone)
     return () => {
-      deadlines.delete(cancel)
+      clearTimeout(timer)
       request.removeListener('close', gone)
     }
   }
