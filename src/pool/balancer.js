@@ -5,10 +5,11 @@
 // POOL_TASKS_PER_THREAD=2 a second task may wait on a busy thread and start the moment the
 // first ends (fib(27) at concurrency 4: 0.932-0.953x the cluster's throughput against
 // 0.867-0.877x in two runs, bench/ladder.js). The price: a task handed over behind another cannot
-// be overtaken any more, nor move to a thread that frees up sooner. So only a cheap task waits on a
-// busy thread, and only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the
-// pool must know when each thread is idle and when its work is predicted to end, which is what
-// `holding` and `ends` keep.
+// be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
+// thread only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must
+// know when each thread is idle and when its work is predicted to end, which is what `holding`
+// and `ends` keep, and when the task running there was handed over (`since`): a thread handed two
+// tasks before it wakes runs both before it answers the first.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
@@ -20,6 +21,11 @@ export class Balancer {
   #holding = new Map()
   // When the tasks handed to each thread are predicted to be done (ms, on `now`'s clock).
   #ends = new Map()
+  // When the task each thread runs was handed to it; -Infinity once it is known to run (the
+  // task before it on the thread has settled).
+  #since = new Map()
+  // What to call once each thread holds at most one task (whenAlone).
+  #alone = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
   #unplaced = 0
   // The busy thread the task being handed over may wait on, if any.
@@ -46,12 +52,23 @@ export class Balancer {
     return worker
   }
 
-  // The busy thread, holding one task, whose work is predicted to end first, if by `by`.
-  endingBy (by) {
+  // The busy thread, holding one task handed over by `handedBy`, whose work is predicted to end
+  // first, if by `by`.
+  endingBy (by, handedBy = Infinity) {
     let soonest
     for (const [thread, count] of this.#holding) {
       const end = this.#ends.get(thread)
-      if (count === 1 && end <= by && (soonest === undefined || end < this.#ends.get(soonest))) soonest = thread
+      if (count === 1 && end <= by && this.#since.get(thread) <= handedBy && (soonest === undefined || end < this.#ends.get(soonest))) soonest = thread
+    }
+    return soonest
+  }
+
+  // The soonest time at which a busy thread holding one task is predicted to end within
+  // `withinMs`, with that task handed over `startedAfterMs` before (Infinity if none holds one).
+  opensAt (withinMs, startedAfterMs) {
+    let soonest = Infinity
+    for (const [thread, count] of this.#holding) {
+      if (count === 1) soonest = Math.min(soonest, Math.max(this.#ends.get(thread) - withinMs, this.#since.get(thread) + startedAfterMs))
     }
     return soonest
   }
@@ -77,8 +94,10 @@ export class Balancer {
       this.#unplaced++
     } else {
       const now = this.#now()
-      this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
+      const held = this.#holding.get(thread) ?? 0
+      this.#holding.set(thread, held + 1)
       this.#ends.set(thread, Math.max(now, this.#ends.get(thread) ?? now) + costMs)
+      if (held === 0) this.#since.set(thread, now)
     }
     return { promise, thread }
   }
@@ -92,10 +111,25 @@ export class Balancer {
     const left = this.#holding.get(thread) - 1
     if (left > 0) {
       this.#holding.set(thread, left)
-      return
+      this.#since.set(thread, -Infinity)
+    } else {
+      this.#holding.delete(thread)
+      this.#ends.delete(thread)
+      this.#since.delete(thread)
     }
-    this.#holding.delete(thread)
-    this.#ends.delete(thread)
+    const alone = this.#alone.get(thread)
+    if (alone === undefined) return
+    this.#alone.delete(thread)
+    for (const fn of alone) fn()
+  }
+
+  // Calls `fn` once `thread` holds at most one task: at once if it does now, else when the task
+  // running there settles.
+  whenAlone (thread, fn) {
+    if ((this.#holding.get(thread) ?? 0) <= 1) return fn()
+    const alone = this.#alone.get(thread)
+    if (alone === undefined) this.#alone.set(thread, [fn])
+    else alone.push(fn)
   }
 
   // Whether `thread` holds any of the pool's tasks.

@@ -34,13 +34,16 @@ export const FIB_TASK = {
 
 // Calibration runs the input this many times on every thread; each thread's fastest run counts.
 export const CALIBRATION_ROUNDS = 5
-// With POOL_TASKS_PER_THREAD=2, the most a task may be predicted to compute to be handed to a busy
-// thread, and the most the task running there may be predicted to have left. Waiting there saves
-// the round trip through the main thread (0.1-0.3 ms), worth having for tasks up to about twenty
-// times that; a dearer task handed over early would hold back every cheaper task that arrives
-// after it, and a cheap task handed to a thread with a long task to finish would wait for it
-// while other threads free up (behind a fib(35), the whole 90 ms of it).
+// With POOL_TASKS_PER_THREAD=2, the most the task running on a busy thread may be predicted to
+// have left for the next task to be handed to that thread. Waiting there, the next task starts
+// without the round trip through the main thread (0.1-0.3 ms); handed over earlier, it would hold
+// back every cheaper task that arrives meanwhile, or wait for its thread while others free up
+// (behind a fib(35), the whole 90 ms of it).
 const SECOND_SLOT_MAX_MS = 5
+// A task predicted to compute longer than SECOND_SLOT_MAX_MS waits on a busy thread only behind a
+// task handed over at least this long before, which the thread has most likely started: a thread
+// handed both before it wakes runs the second before it answers the first.
+const STARTED_AFTER_MS = 2
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus the wait predicted as it arrives.
 // Cheap tasks overtake dear ones at every load, while a dear task's extra delay stays within
@@ -205,8 +208,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
   }
 
-  // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind }`,
-  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS; EXPRESS,
+  // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind, dear }`,
+  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (a dear
+  // task, over SECOND_SLOT_MAX_MS, only behind one handed over STARTED_AFTER_MS before); EXPRESS,
   // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
   // predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
   // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
@@ -214,10 +218,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (costMs) {
     if (idleThreads() > 0) return IDLE
-    if (costMs > SECOND_SLOT_MAX_MS) return undefined
-    const soon = performance.now() + SECOND_SLOT_MAX_MS
-    const behind = started < slots ? balancer.endingBy(soon) : undefined
-    if (behind !== undefined) return { behind }
+    const now = performance.now()
+    const soon = now + SECOND_SLOT_MAX_MS
+    const dear = costMs > SECOND_SLOT_MAX_MS
+    const behind = started < slots ? balancer.endingBy(soon, dear ? now - STARTED_AFTER_MS : Infinity) : undefined
+    if (behind !== undefined) return { behind, dear }
     if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
     if (saturation.value > EXPRESS_MAX_SATURATION) return undefined
     return balancer.soonestEnd() > soon ? EXPRESS : undefined
@@ -230,8 +235,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     startedWork += job.work
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
     // thread's task is not cancelled there, or the task running on that thread would lose its
-    // work: it is cheap (SECOND_SLOT_MAX_MS), so it runs and its result is dropped.
-    const signal = behindBusy ? undefined : job.cancel
+    // work: its client is answered at once, and a cheap task runs and its result is dropped; a
+    // dear one, once its thread runs it alone, is cancelled there.
+    const signal = behindBusy ? (place.dear ? cancelAlone(job.cancel, behind) : undefined) : job.cancel
     // A task waiting on a thread terminated to cancel the task it ran has done no work yet: it
     // is handed over again.
     const attempt = () => {
@@ -264,6 +270,14 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     noteSaturation()
   }
 
+  // A signal for a task handed to `thread` behind another: aborted with `cancel`, but not before
+  // the task ahead of it has settled, so that the thread terminated for it computes only this one.
+  function cancelAlone (cancel, thread) {
+    const alone = new Cancellation()
+    cancel.once('abort', () => balancer.whenAlone(thread, () => alone.abort(cancel.cause)))
+    return alone
+  }
+
   // The request's side of a task not cancelled in its thread: settled at once on cancellation.
   // (The task's own signal: once it settles, nothing aborts it any more.)
   function releasedOnCancel (done, cancel) {
@@ -273,15 +287,36 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     })
   }
 
-  // Hands queued tasks to the threads while they can take them.
+  // Hands queued tasks to the threads while they can take them; if the first waiting task can go
+  // nowhere yet, has pump() run again when a busy thread's task comes near enough its predicted
+  // end for the task to wait there, if no arrival or completion has run it by then.
   function pump () {
     while (queue.size > 0) {
-      const place = placeFor(model.predict(queue.peek()))
-      if (!place) return
+      const costMs = model.predict(queue.peek())
+      const place = placeFor(costMs)
+      if (!place) return pumpAt(costMs)
       const job = queue.shift()
       job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
     }
+  }
+
+  // One timer for the pool, at the soonest of those times.
+  let pumpTimer
+  let pumpDue = Infinity
+  function pumpAt (costMs) {
+    if (started >= slots) return
+    const due = balancer.opensAt(SECOND_SLOT_MAX_MS, costMs > SECOND_SLOT_MAX_MS ? STARTED_AFTER_MS : -Infinity)
+    const now = performance.now()
+    if (due <= now || due >= pumpDue) return
+    clearTimeout(pumpTimer)
+    pumpDue = due
+    pumpTimer = setTimeout(duePump, due - now).unref()
+  }
+
+  function duePump () {
+    pumpDue = Infinity
+    pump()
   }
 
   function settle (job, promise) {
@@ -320,6 +355,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   })
   // Runs after the server has drained its requests, so no task is cut short here.
   app.addHook('onClose', async () => {
+    clearTimeout(pumpTimer)
     await piscina.close()
   })
 }

@@ -1,4 +1,4 @@
-import { once } from 'node:events'
+import { EventEmitter, once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -80,18 +80,43 @@ test('with POOL_TASKS_PER_THREAD=2 a cheap task also waits behind a task that it
   t.same([(await second).statusCode, (await third).statusCode], [200, 200])
 })
 
-test('with POOL_TASKS_PER_THREAD=2 only a cheap task waits on a busy thread; a dear one waits in the queue for an idle thread', async (t) => {
-  // The running task is predicted to end at once: only the second one's cost keeps it off the thread.
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
-  const tasks = [app.inject('/fib?num=30'), app.inject('/fib?num=10')]
-  await until(() => app.pool.inFlight === 2)
+test('with POOL_TASKS_PER_THREAD=2 a dear task waits on a busy thread only behind a task handed over 2 ms before, which the thread has started', async (t) => {
+  // The running task is predicted to end at once and runs 300 ms. Called in one go, the dear task
+  // finds it just handed over: a thread handed both before it wakes runs both before it answers.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 30: 0.01 }) })
+  const tasks = [app.pool.run({ num: 30 }, new EventEmitter()), app.pool.run({ num: 10 }, new EventEmitter())]
+  t.equal(app.pool.queuedWorkMs, 100, 'the dear one, 100 ms, waits in the service\'s queue')
+  await sleep(20)
+  // The next arrival hands the queue's first task over: the dear one, due before this one.
+  tasks.push(app.pool.run({ num: 20 }, new EventEmitter()))
+  t.equal(app.pool.queuedWorkMs, 200, 'the dear one waits on the thread; only the last is left in the queue')
   t.equal(app.pool.piscina.queueSize, 0)
-  t.match(app.pool, { busy: 1, queued: 1 })
-  t.equal(app.pool.queuedWorkMs, 100, 'the second, 100 ms, waits in the service\'s queue, where cheaper work can still go first')
-  for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
+  t.same((await Promise.all(tasks)).map(({ result }) => result), [30, 10, 20])
 })
 
-test('with POOL_TASKS_PER_THREAD=2 a queued cheap task moves behind a busy thread once its task nears its predicted end', async (t) => {
+test('a dear task waiting on a busy thread whose client goes away is answered at once, and cancelled on its thread once the task ahead of it is done', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 30: 0.01 }) })
+  const thread = threadIds(app)[0]
+  const running = app.pool.run({ num: 30 }, new EventEmitter()) // predicted 0.1 ms, runs 300
+  await sleep(20)
+  const client = new EventEmitter()
+  const dear = app.pool.run({ num: 40 }, client) // 400 ms
+  t.equal(app.pool.inFlight, 2)
+  t.equal(app.pool.queuedWorkMs, 0, 'it waits on the thread')
+  client.destroyed = true
+  client.emit('close')
+  await t.rejects(dear, { name: 'AbortError' }, 'answered while the task ahead still runs')
+  t.same(threadIds(app), [thread], 'that task\'s thread goes on')
+  t.equal((await running).result, 30, 'and it ends')
+  await until(() => !threadIds(app).includes(thread))
+  t.pass('then the thread computing the dear task for nobody was terminated')
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 0)
+  t.equal((await app.inject('/fib?num=3')).statusCode, 200, 'the new thread serves')
+})
+
+test('with POOL_TASKS_PER_THREAD=2 a queued task moves behind a busy thread once its task nears its predicted end, with no arrival or completion meanwhile', async (t) => {
   // The first task is predicted to take 100 ms and runs 300; the second, 4 ms.
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 10, 10: 0.4 }) })
   const tasks = [app.inject('/fib?num=30')]
@@ -100,12 +125,8 @@ test('with POOL_TASKS_PER_THREAD=2 a queued cheap task moves behind a busy threa
   await until(() => app.pool.inFlight === 2)
   t.equal(app.pool.queuedWorkMs, 4, 'the first is predicted to run 100 ms more: the second waits in the queue')
   await sleep(150)
-  // Past the first's predicted end, a dear task arrives and is queued; the cheap one is handed to
-  // the thread then, not when the first task ends, 150 ms later.
-  tasks.push(app.inject('/fib?num=20'))
-  await until(() => app.pool.inFlight === 3)
-  t.equal(app.pool.queuedWorkMs, 200, 'only the dear task is left in the queue')
-  t.equal(app.pool.busy, 1, 'the first task still runs')
+  t.equal(app.pool.queuedWorkMs, 0, 'handed to the thread 5 ms before the first\'s predicted end, not when it ends, 150 ms later')
+  t.match(app.pool, { busy: 1, inFlight: 2 }, 'the first task still runs')
   for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
 })
 
@@ -469,15 +490,20 @@ test('the predicted wait counts the work still on the threads, and nothing once 
 })
 
 test('a cheap task that arrives while a dear one waits goes behind the busy thread in the queue\'s order, first', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.01 }) })
+  // No express thread, which the cheap one would take.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 30: 10 }) })
   const { fib, metric } = await served(app)
   const gone = new AbortController()
-  const running = fib(30, { signal: gone.signal }) // predicted 0.1 ms, runs 300
+  const running = fib(30, { signal: gone.signal }) // predicted 100 ms, runs 300
   await until(() => app.pool.busy === 1)
-  const dear = fib(10) // 100 ms: waits in the queue for an idle thread
+  const dear = fib(10) // 100 ms: the running task is predicted to go on for longer than 5 ms
   await until(() => app.pool.queued === 1)
-  const cheap = fib(0) // the earlier deadline: first in the queue, so handed to the busy thread
+  const cheap = fib(0)
   await until(() => app.pool.queued === 2)
+  t.equal(app.pool.queuedWorkMs, 100, 'both wait in the queue')
+  await sleep(150)
+  // Past the running task's predicted end: the cheap one, due first, was handed to the thread.
+  t.equal(app.pool.queuedWorkMs, 100, 'the dear one is left in the queue')
   gone.abort()
   await t.rejects(running)
   t.same([(await cheap).status, (await dear).status], [200, 200])
