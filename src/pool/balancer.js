@@ -24,8 +24,8 @@ export class Balancer {
   // When the task each thread runs was handed to it; -Infinity once it is known to run (the
   // task before it on the thread has settled).
   #since = new Map()
-  // What to call once each thread holds at most one task (whenAlone).
-  #alone = new Map()
+  // What to call once the task each thread runs has settled (afterCurrent).
+  #after = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
   #unplaced = 0
   // The busy thread the task being handed over may wait on, if any.
@@ -117,19 +117,18 @@ export class Balancer {
       this.#ends.delete(thread)
       this.#since.delete(thread)
     }
-    const alone = this.#alone.get(thread)
-    if (alone === undefined) return
-    this.#alone.delete(thread)
-    for (const fn of alone) fn()
+    const after = this.#after.get(thread)
+    if (after === undefined) return
+    this.#after.delete(thread)
+    for (const fn of after) fn()
   }
 
-  // Calls `fn` once `thread` holds at most one task: at once if it does now, else when the task
-  // running there settles.
-  whenAlone (thread, fn) {
-    if ((this.#holding.get(thread) ?? 0) <= 1) return fn()
-    const alone = this.#alone.get(thread)
-    if (alone === undefined) this.#alone.set(thread, [fn])
-    else alone.push(fn)
+  // Calls `fn` once the task `thread` runs now has settled: at once if it runs none.
+  afterCurrent (thread, fn) {
+    if (!this.#holding.has(thread)) return fn()
+    const after = this.#after.get(thread)
+    if (after === undefined) this.#after.set(thread, [fn])
+    else after.push(fn)
   }
 
   // Whether `thread` holds any of the pool's tasks.

@@ -270,11 +270,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     noteSaturation()
   }
 
-  // A signal for a task handed to `thread` behind another: aborted with `cancel`, but not before
-  // the task ahead of it has settled, so that the thread terminated for it computes only this one.
+  // A signal for a task about to be handed to `thread` behind the task running there: aborted with
+  // `cancel`, but not before that task has settled, so that the thread terminated for this one
+  // computes nothing else.
   function cancelAlone (cancel, thread) {
     const alone = new Cancellation()
-    cancel.once('abort', () => balancer.whenAlone(thread, () => alone.abort(cancel.cause)))
+    const abort = () => alone.abort(cancel.cause)
+    let ahead = true
+    balancer.afterCurrent(thread, () => {
+      ahead = false
+      if (cancel.aborted) abort()
+    })
+    cancel.once('abort', () => { if (!ahead) abort() })
     return alone
   }
 

@@ -150,22 +150,20 @@ test('a busy thread is offered only if its task was handed over by the time give
   t.equal(balancer.endingBy(1021, -1e9), 1, 'the second runs since the first settled, whenever it was handed over')
 })
 
-test('what waits for a thread to hold at most one task runs once the task ahead settles, or at once', async (t) => {
+test('what waits for the task a thread runs now is called once that task settles, or at once on an idle thread', async (t) => {
   const { balancer, place } = setup()
   const calls = []
-  balancer.whenAlone(1, () => calls.push('idle'))
-  t.same(calls, ['idle'], 'a thread holding nothing: at once')
+  balancer.afterCurrent(1, () => calls.push('idle'))
+  t.same(calls, ['idle'], 'a thread running nothing: at once')
   const first = place([worker(1, 0)])
-  balancer.whenAlone(1, () => calls.push('one'))
-  t.same(calls, ['idle', 'one'], 'a thread holding one task: at once')
+  balancer.afterCurrent(1, () => calls.push('a'))
+  balancer.afterCurrent(1, () => calls.push('b'))
   const second = place([worker(1, 1)], 1, 1)
-  balancer.whenAlone(1, () => calls.push('two, a'))
-  balancer.whenAlone(1, () => calls.push('two, b'))
-  t.equal(calls.length, 2, 'a thread holding two: not yet')
+  t.equal(calls.length, 1, 'not while the first runs')
   balancer.settled(first.thread)
-  t.same(calls.slice(2), ['two, a', 'two, b'], 'each once, when the first settles')
+  t.same(calls.slice(1), ['a', 'b'], 'each once, when the first settles')
   balancer.settled(second.thread)
-  t.equal(calls.length, 4, 'and never again')
+  t.equal(calls.length, 3, 'and never again')
 })
 
 test('a busy thread opens for a second task when its one task comes within the limit of its predicted end, and was handed over long enough before', async (t) => {

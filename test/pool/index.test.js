@@ -116,6 +116,26 @@ test('a dear task waiting on a busy thread whose client goes away is answered at
   t.equal((await app.inject('/fib?num=3')).statusCode, 200, 'the new thread serves')
 })
 
+test('a dear task that waited on a thread and now runs there, with another waiting behind it, is cancelled at once when its client goes away', async (t) => {
+  // The first task, 300 ms where 0.1 were predicted, teaches the cost model a far dearer machine:
+  // a wait bound that admits the cheap one behind the dear one all the same.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '20000' }, { task: misjudged({ 30: 0.01, 5: 0.01 }) })
+  const first = app.pool.run({ num: 30 }, new EventEmitter()) // predicted 0.1 ms, runs 300
+  await sleep(20)
+  const client = new EventEmitter()
+  const dear = app.pool.run({ num: 40 }, client) // 400 ms, behind the first
+  t.equal((await first).result, 30)
+  const cheap = app.pool.run({ num: 5 }, new EventEmitter()) // predicted about 1 ms, runs 50
+  await until(() => app.pool.inFlight === 2 && app.pool.queuedWorkMs === 0)
+  t.pass('the cheap one waits on the thread, behind the dear one')
+  client.destroyed = true
+  client.emit('close')
+  await t.rejects(dear, { name: 'AbortError' })
+  t.equal((await cheap).result, 5)
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 1, 'the dear one\'s thread was terminated at once, and the cheap one handed over again')
+})
+
 test('with POOL_TASKS_PER_THREAD=2 a queued task moves behind a busy thread once its task nears its predicted end, with no arrival or completion meanwhile', async (t) => {
   // The first task is predicted to take 100 ms and runs 300; the second, 4 ms.
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 10, 10: 0.4 }) })
