@@ -13,18 +13,28 @@
 // A burst of TASKS small tasks on one thread; the gap is the burst's time less the compute each
 // task measured in its thread, over the tasks. Rounds alternate the designs.
 //
-//   node bench/gaps.js     # 5 rounds of 2,000 fib(20), about 10 s
+// Then the service's hand-off to a busy thread: its pool on 2 threads (no express thread) with
+// POOL_TASKS_PER_THREAD 1, where every task comes through the main thread, and 2, where the first
+// waiting task may wait on a thread near the end of its task. A burst of MIX_TASKS of the default
+// mix; the gap is each thread's time between the end of a task and the start of its next, read
+// on the thread (bench/timed-fib.js), over the tasks. Rounds alternate.
+//
+//   node bench/gaps.js     # 5 rounds of 2,000 fib(20), then of 400 of the mix, about 40 s
 import { EventEmitter } from 'node:events'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { Piscina } from 'piscina'
 import pool, { FIB_TASK } from '../src/pool/index.js'
+import { mixSequence } from './k6/mix.js'
+import { MIXES } from './open.js'
 import { PiscinaDeadlineQueue } from './servers/deadline-task-queue.js'
 import { median } from './stats.js'
 
 const TASKS = Number(process.env.TASKS || 2000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
 const NUM = 20
+const MIX_TASKS = Number(process.env.MIX_TASKS || 400)
 
 const front = Fastify({ logger: false })
 front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, expressMaxMs: 0, nice: 0, timeoutMs: 1e9 })
@@ -56,3 +66,38 @@ for (const [name, values] of Object.entries(gaps)) {
 }
 await front.close()
 await inside.destroy()
+
+const TIMED_TASK = { ...FIB_TASK, file: fileURLToPath(new URL('./timed-fib.js', import.meta.url)) }
+const handOffs = {}
+for (const tasksPerThread of [1, 2]) {
+  const app = Fastify({ logger: false })
+  app.register(pool, { threads: 2, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread, expressMaxMs: 0, nice: 0, timeoutMs: 1e9, task: TIMED_TASK })
+  await app.ready()
+  handOffs[`${tasksPerThread} task${tasksPerThread > 1 ? 's' : ''} a thread`] = app
+}
+
+// A burst of the mix (the round's draw): each thread's idle time between its tasks, over them.
+async function mixBurst (app, round) {
+  const numAt = mixSequence(MIXES.default, round)
+  const results = await Promise.all(Array.from({ length: MIX_TASKS }, (_, i) => app.pool.run({ num: numAt(i) }, new EventEmitter())))
+  let idleMs = 0
+  let count = 0
+  for (const threadId of new Set(results.map((r) => r.threadId))) {
+    const ran = results.filter((r) => r.threadId === threadId).sort((a, b) => a.startedAt - b.startedAt)
+    for (let i = 1; i < ran.length; i++) idleMs += ran[i].startedAt - ran[i - 1].endedAt
+    count += ran.length - 1
+  }
+  return idleMs * 1000 / count
+}
+
+for (const app of Object.values(handOffs)) await mixBurst(app, ROUNDS)
+const mixGaps = Object.fromEntries(Object.keys(handOffs).map((name) => [name, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  const names = Object.keys(handOffs)
+  if (round % 2 === 1) names.reverse()
+  for (const name of names) mixGaps[name].push(await mixBurst(handOffs[name], round))
+}
+for (const [name, values] of Object.entries(mixGaps)) {
+  console.log(`default mix, ${name.padEnd(17)} idle gap between tasks: median ${median(values).toFixed(1)} us (rounds ${values.map((v) => v.toFixed(1)).join(', ')})`)
+}
+for (const app of Object.values(handOffs)) await app.close()
