@@ -236,7 +236,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
     // thread's task is not cancelled there, or the task running on that thread would lose its
     // work: its client is answered at once, and a cheap task runs and its result is dropped; a
-    // dear one, once its thread runs it alone, is cancelled there.
+    // dear one is cancelled there once the task ahead of it has settled.
     const signal = behindBusy ? (place.dear ? cancelAlone(job.cancel, behind) : undefined) : job.cancel
     // A task waiting on a thread terminated to cancel the task it ran has done no work yet: it
     // is handed over again.
