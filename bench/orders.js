@@ -1,9 +1,9 @@
 // node bench/orders.js: what an order of whole tasks can give the tails, in a model, beside the
 // order the pool ships. No HTTP, no threads: a simulation of 2 threads fed from one queue, tasks
 // arriving evenly spaced (k6's constant-arrival-rate), each taking exactly its class's compute
-// plus its hand-off (HAND_OFF_MS, BEHIND_MS). Every order sees the same tasks in a round; each
-// p99 is read against the first-come-first-served order's in the same round, and the median over
-// the rounds printed.
+// plus its hand-off (HAND_OFF_MS; ROUND_TRIP_MS, BEHIND_MS). Every order sees the same tasks in a
+// round; each p99 is read against the first-come-first-served order's in the same round, and the
+// median over the rounds printed.
 // A round is 30,000 tasks, about 100 s of arrivals: with 6,000 (a 20 s window, as the open-loop
 // runs) the ratios moved by up to 0.3 from one set of draws to another, more than the orders
 // differ.
@@ -36,11 +36,14 @@ import { median, percentile } from './stats.js'
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 7)
 const TASKS = Number(process.env.TASKS || 30000)
 const THREADS = 2
-// A task's hand-off: through the main thread, and on its thread behind the task before it. The
-// service's pool measured about 170 and 50 µs on average on a machine that computes about 1.5
-// times slower than the one the model is scaled to; the ratio is kept.
+// A thread's idle time before a task: the FIFO pool's, every task through the main thread; the
+// service's through the main thread, and behind the task before it on its thread. Measured in
+// one process, 400 tasks of the default mix queued, the service's were 3-4 and about 1 times the
+// FIFO pool's (230 and 68 µs on average against 51-83, a machine 1.5 times slower than the one
+// the model is scaled to): Piscina's round trip is the dearer one.
 const HAND_OFF_MS = 0.1
-const BEHIND_MS = 0.03
+const ROUND_TRIP_MS = 0.3
+const BEHIND_MS = 0.1
 // How long before a busy thread's task ends the service's pool hands it the next (index.js).
 const SLOT_MS = 5
 const LOADS = (process.env.LOADS || '0.68,0.77,0.87').split(',').map(Number)
@@ -76,8 +79,8 @@ function tasks (classes, mix, load, seed) {
 // first), the wait predicted as the pool does: the queued work and the whole of each running
 // task, over the threads; each task holds its thread `extraMs` beyond its compute and hand-off.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
-// handed to a busy thread SLOT_MS before its task ends and follows it with a hand-off of
-// BEHIND_MS; else every task comes through the main thread, HAND_OFF_MS.
+// handed to a busy thread SLOT_MS before its task ends and follows it after BEHIND_MS, and a task
+// that finds a thread idle starts after ROUND_TRIP_MS; else every task after HAND_OFF_MS.
 // The p99 of the time from arrival to the end of compute: overall, smallest class, biggest class.
 function simulate (list, allowance, biggest, extraMs, slot) {
   const free = new Array(THREADS).fill(0)
@@ -107,7 +110,7 @@ function simulate (list, allowance, biggest, extraMs, slot) {
     const task = queue.shift()
     queuedMs -= task.ms
     const start = Math.max(at, task.arrival)
-    const handOff = slot && task.arrival < at ? BEHIND_MS : HAND_OFF_MS
+    const handOff = !slot ? HAND_OFF_MS : task.arrival < at ? BEHIND_MS : ROUND_TRIP_MS
     free[thread] = start + handOff + task.ms + extraMs
     running[thread] = task.ms
     done.push([free[thread] - task.arrival, task.cls])
