@@ -54,16 +54,22 @@ async function burst (run) {
   return (wallMs - computeMs) * 1000 / TASKS
 }
 
-for (const run of Object.values(DESIGNS)) await burst(run)
-const gaps = Object.fromEntries(Object.keys(DESIGNS).map((name) => [name, []]))
-for (let round = 0; round < ROUNDS; round++) {
-  const names = Object.keys(DESIGNS)
-  if (round % 2 === 1) names.reverse()
-  for (const name of names) gaps[name].push(await burst(DESIGNS[name]))
+// Runs each of `runs` (name => round => its idle gap a task, µs) once to warm up, then ROUNDS
+// times, the order reversed every other round; prints each one's median.
+async function alternate (runs, label) {
+  const names = Object.keys(runs)
+  for (const name of names) await runs[name](ROUNDS)
+  const gaps = Object.fromEntries(names.map((name) => [name, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 1 ? [...names].reverse() : names) gaps[name].push(await runs[name](round))
+  }
+  const width = Math.max(...names.map((name) => name.length))
+  for (const [name, values] of Object.entries(gaps)) {
+    console.log(`${label}${name.padEnd(width)}  idle gap between tasks: median ${median(values).toFixed(1)} us (rounds ${values.map((v) => v.toFixed(1)).join(', ')})`)
+  }
 }
-for (const [name, values] of Object.entries(gaps)) {
-  console.log(`${name.padEnd(9)} idle gap between tasks: median ${median(values).toFixed(1)} us (rounds ${values.map((v) => v.toFixed(1)).join(', ')})`)
-}
+
+await alternate(Object.fromEntries(Object.entries(DESIGNS).map(([name, run]) => [name, () => burst(run)])), '')
 await front.close()
 await inside.destroy()
 
@@ -90,14 +96,5 @@ async function mixBurst (app, round) {
   return idleMs * 1000 / count
 }
 
-for (const app of Object.values(handOffs)) await mixBurst(app, ROUNDS)
-const mixGaps = Object.fromEntries(Object.keys(handOffs).map((name) => [name, []]))
-for (let round = 0; round < ROUNDS; round++) {
-  const names = Object.keys(handOffs)
-  if (round % 2 === 1) names.reverse()
-  for (const name of names) mixGaps[name].push(await mixBurst(handOffs[name], round))
-}
-for (const [name, values] of Object.entries(mixGaps)) {
-  console.log(`default mix, ${name.padEnd(17)} idle gap between tasks: median ${median(values).toFixed(1)} us (rounds ${values.map((v) => v.toFixed(1)).join(', ')})`)
-}
+await alternate(Object.fromEntries(Object.entries(handOffs).map(([name, app]) => [name, (round) => mixBurst(app, round)])), 'default mix, ')
 for (const app of Object.values(handOffs)) await app.close()

@@ -52,24 +52,29 @@ export class Balancer {
     return worker
   }
 
-  // The busy thread, holding one task handed over by `handedBy`, whose work is predicted to end
-  // first, if by `by`.
-  endingBy (by, handedBy = Infinity) {
+  // When `thread` may take a task behind the one task it holds: `withinMs` before that task is
+  // predicted to end and `startedAfterMs` after it was handed over (Infinity while it holds none,
+  // or two).
+  #opensAt (thread, withinMs, startedAfterMs) {
+    if (this.#holding.get(thread) !== 1) return Infinity
+    return Math.max(this.#ends.get(thread) - withinMs, this.#since.get(thread) + startedAfterMs)
+  }
+
+  // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is
+  // predicted to end first; undefined if none may.
+  endingBy (now, withinMs = 0, startedAfterMs = -Infinity) {
     let soonest
-    for (const [thread, count] of this.#holding) {
-      const end = this.#ends.get(thread)
-      if (count === 1 && end <= by && this.#since.get(thread) <= handedBy && (soonest === undefined || end < this.#ends.get(soonest))) soonest = thread
+    for (const thread of this.#holding.keys()) {
+      const opens = this.#opensAt(thread, withinMs, startedAfterMs)
+      if (opens < Infinity && opens <= now && (soonest === undefined || this.#ends.get(thread) < this.#ends.get(soonest))) soonest = thread
     }
     return soonest
   }
 
-  // The soonest time at which a busy thread holding one task is predicted to end within
-  // `withinMs`, with that task handed over `startedAfterMs` before (Infinity if none holds one).
+  // The soonest time at which a busy thread may take a task behind its own (#opensAt).
   opensAt (withinMs, startedAfterMs) {
     let soonest = Infinity
-    for (const [thread, count] of this.#holding) {
-      if (count === 1) soonest = Math.min(soonest, Math.max(this.#ends.get(thread) - withinMs, this.#since.get(thread) + startedAfterMs))
-    }
+    for (const thread of this.#holding.keys()) soonest = Math.min(soonest, this.#opensAt(thread, withinMs, startedAfterMs))
     return soonest
   }
 

@@ -44,6 +44,9 @@ const SECOND_SLOT_MAX_MS = 5
 // task handed over at least this long before, which the thread has most likely started: a thread
 // handed both before it wakes runs the second before it answers the first.
 const STARTED_AFTER_MS = 2
+// How long the task running on a busy thread must have been there for a task predicted to compute
+// `costMs` to wait behind it.
+const startedAfterMs = (costMs) => (costMs > SECOND_SLOT_MAX_MS ? STARTED_AFTER_MS : -Infinity)
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus the wait predicted as it arrives.
 // Cheap tasks overtake dear ones at every load, while a dear task's extra delay stays within
@@ -219,13 +222,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function placeFor (costMs) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
-    const soon = now + SECOND_SLOT_MAX_MS
-    const dear = costMs > SECOND_SLOT_MAX_MS
-    const behind = started < slots ? balancer.endingBy(soon, dear ? now - STARTED_AFTER_MS : Infinity) : undefined
-    if (behind !== undefined) return { behind, dear }
+    const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, startedAfterMs(costMs)) : undefined
+    if (behind !== undefined) return { behind, dear: costMs > SECOND_SLOT_MAX_MS }
     if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
     if (saturation.value > EXPRESS_MAX_SATURATION) return undefined
-    return balancer.soonestEnd() > soon ? EXPRESS : undefined
+    return balancer.soonestEnd() > now + SECOND_SLOT_MAX_MS ? EXPRESS : undefined
   }
 
   function start (job, place) {
@@ -313,7 +314,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   let pumpDue = Infinity
   function pumpAt (costMs) {
     if (started >= slots) return
-    const due = balancer.opensAt(SECOND_SLOT_MAX_MS, costMs > SECOND_SLOT_MAX_MS ? STARTED_AFTER_MS : -Infinity)
+    const due = balancer.opensAt(SECOND_SLOT_MAX_MS, startedAfterMs(costMs))
     const now = performance.now()
     if (due <= now || due >= pumpDue) return
     clearTimeout(pumpTimer)

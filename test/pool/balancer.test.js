@@ -142,12 +142,12 @@ test('a busy thread is offered only if its task was handed over by the time give
   const { balancer, clock, place } = setup()
   const first = place([worker(1, 0)], 10) // handed at 1000, done at 1010
   clock.ms = 1005
-  t.equal(balancer.endingBy(1010, 999), undefined, 'handed at 1000, after 999')
-  t.equal(balancer.endingBy(1010, 1000), 1)
+  t.equal(balancer.endingBy(1010, 0, 11), undefined, 'handed at 1000, less than 11 ms before 1010')
+  t.equal(balancer.endingBy(1010, 0, 10), 1)
   place([worker(1, 1)], 10, 1) // behind it: done at 1020
   balancer.settled(first.thread)
   clock.ms = 1016
-  t.equal(balancer.endingBy(1021, -1e9), 1, 'the second runs since the first settled, whenever it was handed over')
+  t.equal(balancer.endingBy(1021, 0, 1e9), 1, 'the second runs since the first settled, whenever it was handed over')
 })
 
 test('what waits for the task a thread runs now is called once that task settles, or at once on an idle thread', async (t) => {
