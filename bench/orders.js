@@ -28,7 +28,7 @@
 //   LOADS=0.82,0.87,0.92 node bench/orders.js # other busy shares
 //   EXTRA_MS=0.09 node bench/orders.js        # the service's orders paying 90 µs a task more
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../src/config.js'
-import { allowanceMs, FIB_TASK } from '../src/pool/index.js'
+import { allowanceMs, FIB_TASK, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
 import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
 import { median, percentile } from './stats.js'
@@ -44,8 +44,6 @@ const THREADS = 2
 const HAND_OFF_MS = 0.1
 const ROUND_TRIP_MS = 0.3
 const BEHIND_MS = 0.1
-// How long before a busy thread's task ends the service's pool hands it the next (index.js).
-const SLOT_MS = 5
 const LOADS = (process.env.LOADS || '0.68,0.77,0.87').split(',').map(Number)
 const EXTRA_MS = Number(process.env.EXTRA_MS || 0)
 if (!(EXTRA_MS >= 0)) {
@@ -79,8 +77,9 @@ function tasks (classes, mix, load, seed) {
 // first), the wait predicted as the pool does: the queued work and the whole of each running
 // task, over the threads; each task holds its thread `extraMs` beyond its compute and hand-off.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
-// handed to a busy thread SLOT_MS before its task ends and follows it after BEHIND_MS, and a task
-// that finds a thread idle starts after ROUND_TRIP_MS; else every task after HAND_OFF_MS.
+// handed to a busy thread SECOND_SLOT_MAX_MS before its task ends and follows it after
+// BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task
+// after HAND_OFF_MS.
 // The p99 of the time from arrival to the end of compute: overall, smallest class, biggest class.
 function simulate (list, allowance, biggest, extraMs, slot) {
   const free = new Array(THREADS).fill(0)
@@ -103,9 +102,9 @@ function simulate (list, allowance, biggest, extraMs, slot) {
   while (next < list.length || queue.length > 0) {
     const at = Math.min(...free)
     const thread = free.indexOf(at)
-    // With the slot, the first task waiting SLOT_MS before the thread frees, or else the first to
-    // arrive by then, waits on it.
-    arriveUntil(slot ? at - SLOT_MS : at)
+    // With the slot, the first task waiting SECOND_SLOT_MAX_MS before the thread frees, or else
+    // the first to arrive by then, waits on it.
+    arriveUntil(slot ? at - SECOND_SLOT_MAX_MS : at)
     if (queue.length === 0) arriveUntil(list[next].arrival)
     const task = queue.shift()
     queuedMs -= task.ms

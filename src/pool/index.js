@@ -39,7 +39,7 @@ export const CALIBRATION_ROUNDS = 5
 // without the round trip through the main thread (0.1-0.3 ms); handed over earlier, it would hold
 // back every cheaper task that arrives meanwhile, or wait for its thread while others free up
 // (behind a fib(35), the whole 90 ms of it).
-const SECOND_SLOT_MAX_MS = 5
+export const SECOND_SLOT_MAX_MS = 5
 // A task predicted to compute longer than SECOND_SLOT_MAX_MS waits on a busy thread only behind a
 // task handed over at least this long before, which the thread has most likely started: a thread
 // handed both before it wakes runs the second before it answers the first.
