@@ -309,17 +309,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
   }
 
-  // One timer for the pool, at the soonest of those times.
+  // One timer for the pool, at the soonest of those times. A time already past is one that fell
+  // between placeFor()'s clock reading and this one (a timer fires close to it): pump() runs again
+  // at once rather than wait for the next arrival or completion.
   let pumpTimer
   let pumpDue = Infinity
   function pumpAt (costMs) {
     if (started >= slots) return
     const due = balancer.opensAt(SECOND_SLOT_MAX_MS, startedAfterMs(costMs))
-    const now = performance.now()
-    if (due <= now || due >= pumpDue) return
+    if (due >= pumpDue) return
     clearTimeout(pumpTimer)
     pumpDue = due
-    pumpTimer = setTimeout(duePump, due - now).unref()
+    pumpTimer = setTimeout(duePump, Math.max(0, due - performance.now())).unref()
   }
 
   function duePump () {
