@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
 import { pct0 } from './report.js'
+import { SLOW, watchSpeed } from './speed.js'
 import { median, spread } from './stats.js'
 
 const K6_SCRIPT = fileURLToPath(new URL('./k6/open-loop.js', import.meta.url))
@@ -31,6 +32,9 @@ export const LOADS = [0.5, 0.7, 0.8, 0.9, 0.95]
 export const CAPACITY_VUS = 16
 // Below this C / limit, the client or the harness is eating the machine.
 const HEALTHY_CAPACITY = 0.85
+// A measurement during which the machine ran more than SLOW times slower than its fastest is
+// taken again, up to this many times in all; the one that ran fastest is kept.
+const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS || 3)
 
 // A mix by name (MIXES) or as JSON ([[num, share], ...], shares summing to 1).
 export function parseMix (text) {
@@ -80,6 +84,28 @@ export async function computeLimit (threads, seconds, mix) {
   const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length
   const meanCostMs = mix.reduce((sum, [num, share]) => sum + share * mean(times[num]), 0)
   return { rps: threads * 1000 / meanCostMs, classMs: Object.fromEntries(mix.map(([num]) => [num, median(times[num])])) }
+}
+
+// The steady middle of a measurement of `seconds` that started at `startedMs`: past its start-up,
+// before its drain.
+const steadyPart = (startedMs, seconds) => [startedMs + Math.min(2, seconds / 4) * 1000, startedMs + seconds * 900]
+
+// Runs `measure` (a measurement of `seconds`) until the machine ran within SLOW of its fastest
+// over its steady middle, at most ATTEMPTS times. Resolves { result, slowdown, attempts,
+// interval } of the attempt that ran fastest; its slowdown is undefined when the probes had
+// nothing to say, and such an attempt is kept.
+async function atSpeed (speed, seconds, measure, log, label) {
+  let kept
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const interval = steadyPart(Date.now(), seconds)
+    const result = await measure()
+    const slowdown = speed.slowdown(...interval)
+    if (kept === undefined || !(slowdown >= kept.slowdown)) kept = { result, slowdown, interval }
+    kept.attempts = attempt
+    if (!(slowdown > SLOW)) break
+    log(`${label}: the machine ran ${slowdown.toFixed(2)}x slower than its fastest${attempt < ATTEMPTS ? ', measuring again' : `, ${ATTEMPTS} times: kept the fastest`}`)
+  }
+  return kept
 }
 
 // Runs k6 `script` with `env` (each as -e) and an OUT path for the JSON its handleSummary writes
@@ -155,10 +181,6 @@ function figures (summary, seconds, cpu) {
   }
 }
 
-// The mix's most common task: its compute time, as the answers report it, says how fast the
-// machine ran during a run.
-const commonest = (mix) => mix.reduce((a, b) => (b[1] > a[1] ? b : a))[0]
-
 // Rounds of one server at one load, as medians with their spread: [median, min, max].
 function summarise (runs, mix) {
   const pick = (read) => spread(runs.map(read))
@@ -169,7 +191,8 @@ function summarise (runs, mix) {
     p50: pick((r) => r.p50),
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
-    computeRatio: pick((r) => r.computeRatio),
+    slowdown: pick((r) => r.slowdown),
+    attempts: runs.reduce((sum, r) => sum + r.attempts, 0),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
@@ -178,67 +201,86 @@ function summarise (runs, mix) {
 }
 
 // C: each peer's closed-loop throughput (200s per second) with `vus` clients, the best of them;
-// and, for the report only, what `subject` (the service) carries the same way.
-async function capacity ({ peers, subject, seconds, vus, mix, log }) {
+// and, for the report only, what `subject` (the service) carries the same way. Each measured at
+// speed (atSpeed); the best peer's measurement is kept for the report.
+async function capacity ({ peers, subject, seconds, vus, mix, speed, log }) {
   const rps = {}
-  const computeMs = {}
+  const measured = {}
   for (const server of [...peers, subject]) {
-    const summary = await k6(server.port, { vus }, seconds, mix, 0)
-    rps[server.name] = figures(summary, seconds).goodput
-    computeMs[server.name] = summary.classes[commonest(mix)].computeMs
+    measured[server.name] = await atSpeed(speed, seconds, async () => {
+      const summary = await k6(server.port, { vus }, seconds, mix, 0)
+      await settle(server.pid)
+      return summary
+    }, log, `C: ${server.name}`)
+    rps[server.name] = figures(measured[server.name].result, seconds).goodput
     log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop (${vus} clients, ${seconds} s)`)
-    await settle(server.pid)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
   delete rps[subject.name]
-  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, computeMs: computeMs[best] }
+  const { slowdown, attempts, interval } = measured[best]
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, slowdown, attempts, interval }
 }
 
 // Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
 // the servers rotated each round; reports each figure's median over the rounds and its spread.
 // C is measured again each round and sets that round's rates: the machine's speed drifts within
 // minutes, and one C for a 30-minute run would set every round's rates from one moment of it.
+// Every measurement is taken at speed (atSpeed), and its slowdown read again at the end against
+// the fastest the machine ran in the whole run.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
-  const limit = await computeLimit(threads, limitSeconds, mix)
+  const speed = watchSpeed()
+  const measuredLimit = await atSpeed(speed, limitSeconds, () => computeLimit(threads, limitSeconds, mix), log, 'compute limit')
+  const limit = measuredLimit.result
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
   const runs = {}
   const capacities = []
   for (let round = 0; round < rounds; round++) {
-    const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, log })
+    const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log })
     capacities.push(c)
     const share = c.rps / limit.rps
     log(`round ${round + 1}: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${share < HEALTHY_CAPACITY ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
-        const cpu = cpuWindow(server, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
-        const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
-        // Over its time while C was measured: above 1, the machine ran slower than then, and the
-        // load was higher than it reads.
-        // Undefined when either run had no answer that reported it.
-        const ratio = result.classes[commonest(mix)].computeMs / c.computeMs
-        result.computeRatio = Number.isFinite(ratio) ? ratio : undefined
-        ;((runs[load] ??= {})[server.name] ??= []).push(result)
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, tasks took ${result.computeRatio?.toFixed(2) ?? '-'}x their compute while C was measured, machine busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
-        const waited = await settle(server.pid)
-        if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
+        const { result, slowdown, attempts, interval } = await atSpeed(speed, seconds, async () => {
+          const cpu = cpuWindow(server, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
+          const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
+          const waited = await settle(server.pid)
+          if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
+          return result
+        }, log, `${point} ${server.name}`)
+        Object.assign(result, { slowdown, attempts, interval })
+        ;((runs[load] ??= {})[server.name] ??= []).push(result)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine ${slowdown?.toFixed(2) ?? '-'}x slower than its fastest, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
       }
     }
   }
+  // Against the fastest the machine ran in the whole run, not the fastest up to each measurement.
+  for (const measured of [measuredLimit, ...capacities, ...Object.values(runs).flatMap((byServer) => Object.values(byServer).flat())]) {
+    measured.slowdown = speed.slowdown(...measured.interval)
+  }
+  // The limit, measured first, had the least history to be judged against: again if it ran slow.
+  let finalLimit = measuredLimit
+  if (measuredLimit.slowdown > SLOW) {
+    const again = await atSpeed(speed, limitSeconds, () => computeLimit(threads, limitSeconds, mix), log, 'compute limit')
+    if (!(again.slowdown >= measuredLimit.slowdown)) finalLimit = again
+    log(`open loop: compute limit measured again at the end, ${again.result.rps.toFixed(0)} tasks/s${finalLimit === again ? ', kept' : ''}`)
+  }
+  speed.stop()
   const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
-  return { limit, capacity: overRounds(capacities, limit), loads, seconds, rounds, mix, peers, results }
+  return { limit: { ...finalLimit.result, slowdown: finalLimit.slowdown }, capacity: overRounds(capacities, finalLimit.result), loads, seconds, rounds, attemptsAllowed: ATTEMPTS, mix, peers, results }
 }
 
 // The rounds' C as one: medians of each server's closed-loop throughput, the best peer by its
-// median, and each round's C in order.
+// median, each round's C in order and the machine's slowdown while it was measured.
 function overRounds (capacities, limit) {
   const peers = Object.fromEntries(Object.keys(capacities[0].peers).map((name) => [name, median(capacities.map((c) => c.peers[name]))]))
   const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
   const rps = median(capacities.map((c) => c.rps))
   const { vus, seconds } = capacities[0]
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), warning: rps / limit.rps < HEALTHY_CAPACITY }
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), slowdownByRound: capacities.map((c) => c.slowdown), attempts: capacities.reduce((sum, c) => sum + c.attempts, 0), warning: rps / limit.rps < HEALTHY_CAPACITY }
 }

@@ -76,7 +76,7 @@ const SERVERS = [
   { name: 'Piscina taskQueue', file: 'bench/servers/piscina-deadline.js', openOnly: true }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
 
-requireTools([['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it']])
+requireTools([['wrk', 'Debian: apt-get install wrk'], ['k6', '. .ci/k6.sh builds it'], ['taskset', 'Debian: apt-get install util-linux']])
 mkdirSync(OUT, { recursive: true })
 const machine = { cpu: cpus()[0]?.model, cpus: N, node: process.version, date: new Date().toISOString().slice(0, 10) }
 const write = (name, report, markdown, svg) => {

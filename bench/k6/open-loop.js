@@ -29,10 +29,6 @@ for (const [num] of MIX) {
   ok[num] = new Counter(`ok_${num}`)
   notOk[num] = new Counter(`not_ok_${num}`)
 }
-// The compute time each 200 answer reports: against the same while the round's C was measured,
-// how fast the machine ran during the window (bench/open.js).
-const compute = {}
-for (const [num] of MIX) compute[num] = new Trend(`compute_${num}`)
 const latencyAll = new Trend('latency_all', true)
 // A refusal must be fast and say when to retry.
 const refused = new Trend('refused_latency', true)
@@ -62,8 +58,6 @@ export default function () {
   const res = http.get(`${BASE_URL}/fib?num=${num}`, { responseCallback: http.expectedStatuses(200, 503), tags: { name: 'fib' } })
   if (res.status === 200) {
     ok[num].add(1)
-    const computeMs = /"computeMs":([0-9.eE+-]+)/.exec(res.body)
-    if (computeMs !== null) compute[num].add(Number(computeMs[1]))
     latency[num].add(res.timings.duration)
     latencyAll.add(res.timings.duration)
   } else {
@@ -87,7 +81,7 @@ export function handleSummary (data) {
     all: stats('latency_all'),
     dropped: count('dropped_iterations'),
     refused: { ...stats('refused_latency'), count: count('refused_latency'), withoutRetryAfter: count('refused_without_retry_after') },
-    classes: Object.fromEntries(MIX.map(([num]) => [num, { ...stats(`latency_${num}`), ok: count(`ok_${num}`), notOk: count(`not_ok_${num}`), computeMs: m[`compute_${num}`]?.values.med }]))
+    classes: Object.fromEntries(MIX.map(([num]) => [num, { ...stats(`latency_${num}`), ok: count(`ok_${num}`), notOk: count(`not_ok_${num}`) }]))
   }
   return { [OUT]: JSON.stringify(summary) }
 }

@@ -1,0 +1,67 @@
+// How fast each CPU runs while the benchmark measures. On a shared host a CPU can compute 1.5-2x
+// slower for seconds at a time, with no steal time to show it (other tenants on the same physical
+// core or cache); a window measured then offers a higher load than it reads. One probe a CPU
+// (speed-probe.cjs, pinned with taskset) times the same small computation five times a second,
+// uninterrupted. A CPU's slowdown over an interval is the median of its timings there over its
+// fastest second so far; the machine's, the largest over the CPUs.
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { median } from './stats.js'
+
+const PROBE = fileURLToPath(new URL('./speed-probe.cjs', import.meta.url))
+// A slowdown past this is a slower machine than the benchmark's figures are read for; a slow
+// stretch on a shared host reads 1.4-1.9.
+export const SLOW = 1.25
+// A second's timings count towards a CPU's fastest only when there are at least this many.
+const MIN_TIMINGS_A_SECOND = 3
+
+// The CPUs this process may run on, from the kernel's list in /proc/self/status ("0-3,6").
+export function allowedCpus (status = readFileSync('/proc/self/status', 'utf8')) {
+  const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(status)[1]
+  return list.split(',').flatMap((range) => {
+    const [first, last = first] = range.split('-').map(Number)
+    return Array.from({ length: last - first + 1 }, (_, i) => first + i)
+  })
+}
+
+// The median of each whole second's timings ([[epoch ms, ms], ...]), the lowest.
+function fastestSecond (timings) {
+  const seconds = new Map()
+  for (const [at, ms] of timings) {
+    const second = Math.floor(at / 1000)
+    if (!seconds.has(second)) seconds.set(second, [])
+    seconds.get(second).push(ms)
+  }
+  const medians = [...seconds.values()].filter((ms) => ms.length >= MIN_TIMINGS_A_SECOND).map(median)
+  return medians.length === 0 ? undefined : Math.min(...medians)
+}
+
+// The machine's slowdown from `fromMs` to `toMs` (epoch ms), given each CPU's timings: undefined
+// when a CPU has none there or no fastest second yet.
+export function slowdownOf (timingsByCpu, fromMs, toMs) {
+  let worst = 0
+  for (const timings of timingsByCpu) {
+    const inside = timings.filter(([at]) => at >= fromMs && at < toMs).map(([, ms]) => ms)
+    const fastest = fastestSecond(timings)
+    if (inside.length === 0 || fastest === undefined) return undefined
+    worst = Math.max(worst, median(inside) / fastest)
+  }
+  return worst
+}
+
+// Starts a probe on each of `cpus`; `slowdown(fromMs, toMs)` reads the machine's over that
+// interval from the timings so far, `stop()` ends the probes (they also end with this process).
+export function watchSpeed (cpus = allowedCpus()) {
+  const timingsByCpu = cpus.map(() => [])
+  const probes = cpus.map((cpu, i) => {
+    const probe = spawn('taskset', ['-c', String(cpu), process.execPath, PROBE], { stdio: ['pipe', 'pipe', 'inherit'] })
+    createInterface({ input: probe.stdout }).on('line', (line) => timingsByCpu[i].push(line.split(' ').map(Number)))
+    return probe
+  })
+  return {
+    slowdown: (fromMs, toMs) => slowdownOf(timingsByCpu, fromMs, toMs),
+    stop: () => probes.forEach((probe) => probe.stdin.end())
+  }
+}
