@@ -17,7 +17,8 @@
 // POOL_TASKS_PER_THREAD 1, where every task comes through the main thread, and 2, where the first
 // waiting task may wait on a thread near the end of its task. A burst of MIX_TASKS of the default
 // mix; the gap is each thread's time between the end of a task and the start of its next, read
-// on the thread (bench/timed-fib.js), over the tasks. Rounds alternate.
+// on the thread (bench/timed-fib.js), over the tasks; beside it, the share of answers the main
+// thread saw only after the next task on their thread had ended. Rounds alternate.
 //
 //   node bench/gaps.js     # 5 rounds of 2,000 fib(20), then of 400 of the mix, about 40 s
 import { EventEmitter } from 'node:events'
@@ -82,19 +83,34 @@ for (const tasksPerThread of [1, 2]) {
   handOffs[`${tasksPerThread} task${tasksPerThread > 1 ? 's' : ''} a thread`] = app
 }
 
-// A burst of the mix (the round's draw): each thread's idle time between its tasks, over them.
+// A burst of the mix (the round's draw): each thread's idle time between its tasks, over them;
+// and the share of answers the main thread saw only after the next task on their thread had
+// ended: answers held back by a whole task.
 async function mixBurst (app, round) {
   const numAt = mixSequence(MIXES.default, round)
-  const results = await Promise.all(Array.from({ length: MIX_TASKS }, (_, i) => app.pool.run({ num: numAt(i) }, new EventEmitter())))
+  const results = await Promise.all(Array.from({ length: MIX_TASKS }, (_, i) => app.pool.run({ num: numAt(i) }, new EventEmitter())
+    .then((r) => ({ ...r, seenAt: performance.timeOrigin + performance.now() }))))
   let idleMs = 0
   let count = 0
+  let held = 0
   for (const threadId of new Set(results.map((r) => r.threadId))) {
     const ran = results.filter((r) => r.threadId === threadId).sort((a, b) => a.startedAt - b.startedAt)
-    for (let i = 1; i < ran.length; i++) idleMs += ran[i].startedAt - ran[i - 1].endedAt
+    for (let i = 1; i < ran.length; i++) {
+      idleMs += ran[i].startedAt - ran[i - 1].endedAt
+      if (ran[i - 1].seenAt > ran[i].endedAt) held++
+    }
     count += ran.length - 1
   }
-  return idleMs * 1000 / count
+  return { idleUs: idleMs * 1000 / count, heldShare: held / count }
 }
 
-await alternate(Object.fromEntries(Object.entries(handOffs).map(([name, app]) => [name, (round) => mixBurst(app, round)])), 'default mix, ')
+const bursts = Object.fromEntries(Object.keys(handOffs).map((name) => [name, []]))
+await alternate(Object.fromEntries(Object.entries(handOffs).map(([name, app]) => [name, async (round) => {
+  const burst = await mixBurst(app, round)
+  bursts[name].push(burst.heldShare)
+  return burst.idleUs
+}])), 'default mix, ')
+for (const [name, shares] of Object.entries(bursts)) {
+  console.log(`default mix, ${name}: answers held back by the thread's next task: median ${(median(shares.slice(1)) * 100).toFixed(1)}% (rounds ${shares.slice(1).map((s) => `${(s * 100).toFixed(1)}%`).join(', ')})`)
+}
 for (const app of Object.values(handOffs)) await app.close()
