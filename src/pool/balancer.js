@@ -8,8 +8,8 @@
 // be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
 // thread only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must
 // know when each thread is idle and when its work is predicted to end, which is what `holding`
-// and `ends` keep, and when the task running there was handed over (`since`): a thread handed two
-// tasks before it wakes runs both before it answers the first.
+// and `ends` keep, and when the task running there was handed over (`since`), which the thread
+// has most likely started some time after.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a

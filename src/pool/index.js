@@ -41,8 +41,9 @@ export const CALIBRATION_ROUNDS = 5
 // (behind a fib(35), the whole 90 ms of it).
 export const SECOND_SLOT_MAX_MS = 5
 // A task predicted to compute longer than SECOND_SLOT_MAX_MS waits on a busy thread only behind a
-// task handed over at least this long before, which the thread has most likely started: a thread
-// handed both before it wakes runs the second before it answers the first.
+// task handed over at least this long before, which the thread has most likely started. (Made
+// for Piscina's Atomics mode, where a thread handed both before it wakes runs the second before
+// it answers the first; the pool's threads now read their tasks one at a time.)
 const STARTED_AFTER_MS = 2
 // How long the task running on a busy thread must have been there for a task predicted to compute
 // `costMs` to wait behind it.
@@ -87,6 +88,12 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     niceIncrement: nice,
     // Piscina's own run and wait histograms, which nothing reads: the metrics measure each task.
     recordTiming: false,
+    // A thread reads its tasks as 'message' events, one at a time. With Atomics (Piscina's
+    // default) a thread that wakes to two tasks handed over at once reads both in one loop and
+    // computes the second before it posts the first's answer: in bursts of the default mix on 2
+    // threads, 11-24% of the answers were held back a whole task that way (docs/benchmarks.md,
+    // "Questions answered").
+    atomics: 'disabled',
     execArgv
   })
   // A round of one task per thread loads the task module everywhere before the app is ready, so
