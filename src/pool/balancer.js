@@ -8,8 +8,7 @@
 // be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
 // thread only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must
 // know when each thread is idle and when its work is predicted to end, which is what `holding`
-// and `ends` keep, and when the task running there was handed over (`since`), which the thread
-// has most likely started some time after.
+// and `ends` keep.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
@@ -21,9 +20,6 @@ export class Balancer {
   #holding = new Map()
   // When the tasks handed to each thread are predicted to be done (ms, on `now`'s clock).
   #ends = new Map()
-  // When the task each thread runs was handed to it; -Infinity once it is known to run (the
-  // task before it on the thread has settled).
-  #since = new Map()
   // What to call once the task each thread runs has settled (afterCurrent).
   #after = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
@@ -53,28 +49,26 @@ export class Balancer {
   }
 
   // When `thread` may take a task behind the one task it holds: `withinMs` before that task is
-  // predicted to end and `startedAfterMs` after it was handed over (Infinity while it holds none,
-  // or two).
-  #opensAt (thread, withinMs, startedAfterMs) {
-    if (this.#holding.get(thread) !== 1) return Infinity
-    return Math.max(this.#ends.get(thread) - withinMs, this.#since.get(thread) + startedAfterMs)
+  // predicted to end (Infinity while it holds none, or two).
+  #opensAt (thread, withinMs) {
+    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) - withinMs : Infinity
   }
 
   // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is
   // predicted to end first; undefined if none may.
-  endingBy (now, withinMs = 0, startedAfterMs = -Infinity) {
+  endingBy (now, withinMs = 0) {
     let soonest
     for (const thread of this.#holding.keys()) {
-      const opens = this.#opensAt(thread, withinMs, startedAfterMs)
+      const opens = this.#opensAt(thread, withinMs)
       if (opens < Infinity && opens <= now && (soonest === undefined || this.#ends.get(thread) < this.#ends.get(soonest))) soonest = thread
     }
     return soonest
   }
 
   // The soonest time at which a busy thread may take a task behind its own (#opensAt).
-  opensAt (withinMs, startedAfterMs) {
+  opensAt (withinMs) {
     let soonest = Infinity
-    for (const thread of this.#holding.keys()) soonest = Math.min(soonest, this.#opensAt(thread, withinMs, startedAfterMs))
+    for (const thread of this.#holding.keys()) soonest = Math.min(soonest, this.#opensAt(thread, withinMs))
     return soonest
   }
 
@@ -99,10 +93,8 @@ export class Balancer {
       this.#unplaced++
     } else {
       const now = this.#now()
-      const held = this.#holding.get(thread) ?? 0
-      this.#holding.set(thread, held + 1)
+      this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
       this.#ends.set(thread, Math.max(now, this.#ends.get(thread) ?? now) + costMs)
-      if (held === 0) this.#since.set(thread, now)
     }
     return { promise, thread }
   }
@@ -116,11 +108,9 @@ export class Balancer {
     const left = this.#holding.get(thread) - 1
     if (left > 0) {
       this.#holding.set(thread, left)
-      this.#since.set(thread, -Infinity)
     } else {
       this.#holding.delete(thread)
       this.#ends.delete(thread)
-      this.#since.delete(thread)
     }
     const after = this.#after.get(thread)
     if (after === undefined) return

@@ -40,14 +40,6 @@ export const CALIBRATION_ROUNDS = 5
 // back every cheaper task that arrives meanwhile, or wait for its thread while others free up
 // (behind a fib(35), the whole 90 ms of it).
 export const SECOND_SLOT_MAX_MS = 5
-// A task predicted to compute longer than SECOND_SLOT_MAX_MS waits on a busy thread only behind a
-// task handed over at least this long before, which the thread has most likely started. (Made
-// for Piscina's Atomics mode, where a thread handed both before it wakes runs the second before
-// it answers the first; the pool's threads now read their tasks one at a time.)
-const STARTED_AFTER_MS = 2
-// How long the task running on a busy thread must have been there for a task predicted to compute
-// `costMs` to wait behind it.
-const startedAfterMs = (costMs) => (costMs > SECOND_SLOT_MAX_MS ? STARTED_AFTER_MS : -Infinity)
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus the wait predicted as it arrives.
 // Cheap tasks overtake dear ones at every load, while a dear task's extra delay stays within
@@ -219,8 +211,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind, dear }`,
-  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (a dear
-  // task, over SECOND_SLOT_MAX_MS, only behind one handed over STARTED_AFTER_MS before); EXPRESS,
+  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (dear: this
+  // task is predicted over SECOND_SLOT_MAX_MS, and is cancelled there differently); EXPRESS,
   // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
   // predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
   // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
@@ -229,7 +221,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function placeFor (costMs) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
-    const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, startedAfterMs(costMs)) : undefined
+    const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS) : undefined
     if (behind !== undefined) return { behind, dear: costMs > SECOND_SLOT_MAX_MS }
     if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
     if (saturation.value > EXPRESS_MAX_SATURATION) return undefined
@@ -309,7 +301,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     while (queue.size > 0) {
       const costMs = model.predict(queue.peek())
       const place = placeFor(costMs)
-      if (!place) return pumpAt(costMs)
+      if (!place) return pumpAt()
       const job = queue.shift()
       job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
@@ -321,9 +313,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // at once rather than wait for the next arrival or completion.
   let pumpTimer
   let pumpDue = Infinity
-  function pumpAt (costMs) {
+  function pumpAt () {
     if (started >= slots) return
-    const due = balancer.opensAt(SECOND_SLOT_MAX_MS, startedAfterMs(costMs))
+    const due = balancer.opensAt(SECOND_SLOT_MAX_MS)
     if (due >= pumpDue) return
     clearTimeout(pumpTimer)
     pumpDue = due

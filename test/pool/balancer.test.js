@@ -138,18 +138,6 @@ test('the soonest predicted end of any busy thread\'s work, Infinity with none b
   t.equal(balancer.soonestEnd(), 1030)
 })
 
-test('a busy thread is offered only if its task was handed over by the time given; a task that waited behind another counts as started once that one settles', async (t) => {
-  const { balancer, clock, place } = setup()
-  const first = place([worker(1, 0)], 10) // handed at 1000, done at 1010
-  clock.ms = 1005
-  t.equal(balancer.endingBy(1010, 0, 11), undefined, 'handed at 1000, less than 11 ms before 1010')
-  t.equal(balancer.endingBy(1010, 0, 10), 1)
-  place([worker(1, 1)], 10, 1) // behind it: done at 1020
-  balancer.settled(first.thread)
-  clock.ms = 1016
-  t.equal(balancer.endingBy(1021, 0, 1e9), 1, 'the second runs since the first settled, whenever it was handed over')
-})
-
 test('what waits for the task a thread runs now is called once that task settles, or at once on an idle thread', async (t) => {
   const { balancer, place } = setup()
   const calls = []
@@ -166,14 +154,13 @@ test('what waits for the task a thread runs now is called once that task settles
   t.equal(calls.length, 3, 'and never again')
 })
 
-test('a busy thread opens for a second task when its one task comes within the limit of its predicted end, and was handed over long enough before', async (t) => {
+test('a busy thread opens for a second task when its one task comes within the limit of its predicted end', async (t) => {
   const { balancer, clock, place } = setup()
-  t.equal(balancer.opensAt(5, 2), Infinity, 'no thread busy')
+  t.equal(balancer.opensAt(5), Infinity, 'no thread busy')
   place([worker(1, 0)], 20) // handed at 1000, done at 1020
   clock.ms = 1001
   place([worker(1, 1), worker(2, 0)], 3) // handed at 1001, done at 1004
-  t.equal(balancer.opensAt(5, 2), 1003, 'thread 2 at 1003: handed at 1001, 2 ms before; its end is within 5 ms already')
-  t.equal(balancer.opensAt(5, -Infinity), 999, 'when it was handed over does not matter: at once')
+  t.equal(balancer.opensAt(5), 999, 'thread 2: its end is within 5 ms already')
   place([worker(1, 1), worker(2, 1)], 1, 2)
-  t.equal(balancer.opensAt(5, 2), 1015, 'thread 2 holds two tasks: thread 1, 5 ms before its end')
+  t.equal(balancer.opensAt(5), 1015, 'thread 2 holds two tasks: thread 1, 5 ms before its end')
 })
