@@ -218,8 +218,8 @@ async function capacity ({ peers, subject, seconds, vus, mix, speed, log }) {
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
   delete rps[subject.name]
-  const { slowdown, attempts, interval } = measured[best]
-  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, slowdown, attempts, interval }
+  const { slowdown, interval } = measured[best]
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, slowdown, interval }
 }
 
 // Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
@@ -282,5 +282,5 @@ function overRounds (capacities, limit) {
   const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
   const rps = median(capacities.map((c) => c.rps))
   const { vus, seconds } = capacities[0]
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), slowdownByRound: capacities.map((c) => c.slowdown), attempts: capacities.reduce((sum, c) => sum + c.attempts, 0), warning: rps / limit.rps < HEALTHY_CAPACITY }
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), slowdownByRound: capacities.map((c) => c.slowdown), warning: rps / limit.rps < HEALTHY_CAPACITY }
 }

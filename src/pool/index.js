@@ -83,8 +83,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // A thread reads its tasks as 'message' events, one at a time. With Atomics (Piscina's
     // default) a thread that wakes to two tasks handed over at once reads both in one loop and
     // computes the second before it posts the first's answer: in bursts of the default mix on 2
-    // threads, 11-24% of the answers were held back a whole task that way (docs/benchmarks.md,
-    // "Questions answered").
+    // threads, 8.5% and 15.3% of the answers were held back a whole task that way (bench/gaps.js,
+    // docs/benchmarks.md, "Questions answered").
     atomics: 'disabled',
     execArgv
   })
@@ -211,8 +211,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind, dear }`,
-  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (dear: this
-  // task is predicted over SECOND_SLOT_MAX_MS, and is cancelled there differently); EXPRESS,
+  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (dear: over
+  // SECOND_SLOT_MAX_MS, so cancelled there once the task ahead has settled, start()); EXPRESS,
   // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
   // predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
   // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
