@@ -103,7 +103,7 @@ async function atSpeed (speed, seconds, measure, log, label) {
     if (kept === undefined || !(slowdown >= kept.slowdown)) kept = { result, slowdown, interval }
     kept.attempts = attempt
     if (!(slowdown > SLOW)) break
-    log(`${label}: the machine ran ${slowdown.toFixed(2)}x slower than its fastest${attempt < ATTEMPTS ? ', measuring again' : `, ${ATTEMPTS} times: kept the fastest`}`)
+    log(`${label}: the machine ran ${slowdown.toFixed(2)}x slower than its fastest${attempt < ATTEMPTS ? ', measuring again' : ATTEMPTS > 1 ? `, ${ATTEMPTS} times: kept the fastest` : ''}`)
   }
   return kept
 }
