@@ -18,7 +18,8 @@
 // waiting task may wait on a thread near the end of its task. A burst of MIX_TASKS of the default
 // mix; the gap is each thread's time between the end of a task and the start of its next, read
 // on the thread (bench/timed-fib.js), over the tasks; beside it, the share of answers the main
-// thread saw only after the next task on their thread had ended. Rounds alternate.
+// thread saw only after the next task on their thread had ended, and the share it saw over 1 ms
+// after their end. Rounds alternate. NICE sets the threads' nice increment there.
 //
 //   node bench/gaps.js     # 5 rounds of 2,000 fib(20), then of 400 of the mix, about 40 s
 import { EventEmitter } from 'node:events'
@@ -36,6 +37,10 @@ const TASKS = Number(process.env.TASKS || 2000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
 const NUM = 20
 const MIX_TASKS = Number(process.env.MIX_TASKS || 400)
+// An answer seen this long after its task ended waited for the main thread.
+const LATE_MS = 1
+// The worker threads' nice increment in the hand-off's pools (POOL_THREAD_NICE).
+const NICE = Number(process.env.NICE || 0)
 
 const front = Fastify({ logger: false })
 front.register(pool, { threads: 1, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread: 1, expressMaxMs: 0, nice: 0, timeoutMs: 1e9 })
@@ -78,18 +83,23 @@ const TIMED_TASK = { ...FIB_TASK, file: fileURLToPath(new URL('./timed-fib.js', 
 const handOffs = {}
 for (const tasksPerThread of [1, 2]) {
   const app = Fastify({ logger: false })
-  app.register(pool, { threads: 2, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread, expressMaxMs: 0, nice: 0, timeoutMs: 1e9, task: TIMED_TASK })
+  app.register(pool, { threads: 2, maxQueue: 1e6, maxWaitMs: 1e9, deadlineFactor: 12, tasksPerThread, expressMaxMs: 0, nice: NICE, timeoutMs: 1e9, task: TIMED_TASK })
   await app.ready()
   handOffs[`${tasksPerThread} task${tasksPerThread > 1 ? 's' : ''} a thread`] = app
 }
 
 // A burst of the mix (the round's draw): each thread's idle time between its tasks, over them;
-// and the share of answers the main thread saw only after the next task on their thread had
-// ended: answers held back by a whole task.
+// the share of answers the main thread saw only after the next task on their thread had ended
+// (held back by a whole task); and the share it saw more than LATE_MS after they ended, of those
+// that ended once every task had been handed to the pool.
 async function mixBurst (app, round) {
   const numAt = mixSequence(MIXES.default, round)
-  const results = await Promise.all(Array.from({ length: MIX_TASKS }, (_, i) => app.pool.run({ num: numAt(i) }, new EventEmitter())
-    .then((r) => ({ ...r, seenAt: performance.timeOrigin + performance.now() }))))
+  const answers = Array.from({ length: MIX_TASKS }, (_, i) => app.pool.run({ num: numAt(i) }, new EventEmitter())
+    .then((r) => ({ ...r, seenAt: performance.timeOrigin + performance.now() })))
+  const handedAt = performance.timeOrigin + performance.now()
+  const results = await Promise.all(answers)
+  const settled = results.filter((r) => r.endedAt > handedAt)
+  const late = settled.filter((r) => r.seenAt - r.endedAt > LATE_MS).length / settled.length
   let idleMs = 0
   let count = 0
   let held = 0
@@ -101,16 +111,21 @@ async function mixBurst (app, round) {
     }
     count += ran.length - 1
   }
-  return { idleUs: idleMs * 1000 / count, heldShare: held / count }
+  return { idleUs: idleMs * 1000 / count, held: held / count, late }
 }
 
 const bursts = Object.fromEntries(Object.keys(handOffs).map((name) => [name, []]))
 await alternate(Object.fromEntries(Object.entries(handOffs).map(([name, app]) => [name, async (round) => {
   const burst = await mixBurst(app, round)
-  bursts[name].push(burst.heldShare)
+  bursts[name].push(burst)
   return burst.idleUs
 }])), 'default mix, ')
-for (const [name, shares] of Object.entries(bursts)) {
-  console.log(`default mix, ${name}: answers held back by the thread's next task: median ${(median(shares.slice(1)) * 100).toFixed(1)}% (rounds ${shares.slice(1).map((s) => `${(s * 100).toFixed(1)}%`).join(', ')})`)
+// The shares over the rounds, the warm-up's left out.
+const shares = (name, read) => {
+  const values = bursts[name].slice(1).map(read)
+  return `median ${(median(values) * 100).toFixed(1)}% (rounds ${values.map((s) => `${(s * 100).toFixed(1)}%`).join(', ')})`
+}
+for (const name of Object.keys(bursts)) {
+  console.log(`default mix, ${name}: answers held back by the thread's next task ${shares(name, (b) => b.held)}; seen over ${LATE_MS} ms after their end ${shares(name, (b) => b.late)}`)
 }
 for (const app of Object.values(handOffs)) await app.close()
