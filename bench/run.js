@@ -72,6 +72,9 @@ const SERVERS = [
   { name: 'service, no express thread', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   { name: 'service, express up to 1 ms', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '1' }, openOnly: true },
   { name: 'service, sizes unknown', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0', POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
+  // The threads below the main thread: it then reads an answer without waiting for a computing
+  // thread's time slice (bench/gaps.js with NICE).
+  { name: 'service, POOL_THREAD_NICE=5', file: 'src/server.js', env: { POOL_THREAD_NICE: '5' }, openOnly: true },
   // The same order inside Piscina (its taskQueue): the other place for it.
   { name: 'Piscina taskQueue', file: 'bench/servers/piscina-deadline.js', openOnly: true }
 ].map((server, i) => ({ ...server, port: FIRST_PORT + i, peakRssBytes: 0 }))
