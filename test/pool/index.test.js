@@ -77,7 +77,8 @@ test('a thread handed two tasks before it wakes answers the first before it comp
     firstMs.push(performance.now() - started)
     await second
   }
-  t.ok(firstMs.every((ms) => ms < 150), `each first answered before its second could be computed (${firstMs.map(Math.round).join(', ')} ms)`)
+  // Held back, a first answer comes after both tasks' compute, 240 ms at the least.
+  t.ok(firstMs.every((ms) => ms < 200), `each first answered before its second could be computed (${firstMs.map(Math.round).join(', ')} ms)`)
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a cheap task also waits behind a task that itself waited on the thread and now runs there', async (t) => {
