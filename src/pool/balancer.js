@@ -60,7 +60,7 @@ export class Balancer {
     let soonest
     for (const thread of this.#holding.keys()) {
       const opens = this.#opensAt(thread, withinMs)
-      if (opens < Infinity && opens <= now && (soonest === undefined || this.#ends.get(thread) < this.#ends.get(soonest))) soonest = thread
+      if (opens <= now && (soonest === undefined || this.#ends.get(thread) < this.#ends.get(soonest))) soonest = thread
     }
     return soonest
   }
