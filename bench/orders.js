@@ -37,10 +37,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 7)
 const TASKS = Number(process.env.TASKS || 30000)
 const THREADS = 2
 // A thread's idle time before a task: the FIFO pool's, every task through the main thread; the
-// service's through the main thread, and behind the task before it on its thread. Measured in
-// one process, 400 tasks of the default mix queued, the service's were 3-4 and about 1 times the
-// FIFO pool's (230 and 68 µs on average against 51-83, a machine 1.5 times slower than the one
-// the model is scaled to): Piscina's round trip is the dearer one.
+// service's through the main thread, and behind the task before it on its thread. Piscina's
+// round trip is the dearer one: 3 and 1 times the FIFO pool's, in proportions measured beside
+// it before the pool's threads read their tasks one at a time.
 const HAND_OFF_MS = 0.1
 const ROUND_TRIP_MS = 0.3
 const BEHIND_MS = 0.1
