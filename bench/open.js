@@ -86,9 +86,9 @@ export async function computeLimit (threads, seconds, mix) {
   return { rps: threads * 1000 / meanCostMs, classMs: Object.fromEntries(mix.map(([num]) => [num, median(times[num])])) }
 }
 
-// The steady middle of a measurement of `seconds` that started at `startedMs`: past its start-up,
+// The steady middle of a measurement of `seconds`, in seconds from its start: past its start-up,
 // before its drain.
-const steadyPart = (startedMs, seconds) => [startedMs + Math.min(2, seconds / 4) * 1000, startedMs + seconds * 900]
+const steadyPart = (seconds) => [Math.min(2, seconds / 4), seconds * 0.9]
 
 // Runs `measure` (a measurement of `seconds`) until the machine ran within SLOW of its fastest
 // over its steady middle, at most ATTEMPTS times. Resolves { result, slowdown, attempts,
@@ -97,7 +97,8 @@ const steadyPart = (startedMs, seconds) => [startedMs + Math.min(2, seconds / 4)
 async function atSpeed (speed, seconds, measure, log, label) {
   let kept
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const interval = steadyPart(Date.now(), seconds)
+    const started = Date.now()
+    const interval = steadyPart(seconds).map((s) => started + s * 1000)
     const result = await measure()
     const slowdown = speed.slowdown(...interval)
     if (kept === undefined || !(slowdown >= kept.slowdown)) kept = { result, slowdown, interval }
@@ -247,7 +248,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
       for (const server of order) {
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
         const { result, slowdown, attempts, interval } = await atSpeed(speed, seconds, async () => {
-          const cpu = cpuWindow(server, Math.min(2, seconds / 4), seconds * 0.9, load * c.rps)
+          const cpu = cpuWindow(server, ...steadyPart(seconds), load * c.rps)
           const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
           const waited = await settle(server.pid)
           if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
