@@ -1,13 +1,18 @@
 // The open-loop part of `npm run bench`: a mix of task sizes offered at a fixed rate, whatever the
 // answers do, at shares of what this machine carries, measured in the same run. Closed-loop tools
-// (wrk) slow their sending when the server slows down and so hide queueing; k6's
-// constant-arrival-rate does not.
+// (wrk) slow their sending when the server slows down and so hide queueing; an open loop does not.
 //
 // The load axis: C, the best peer's throughput with the same client and the same mix, closed-loop
 // (CAPACITY_VUS clients, each sending again when answered). Fractions of C are loads this machine
-// carries with k6 on the same cores; the compute limit (every thread computing the mix, no HTTP,
-// no client) is printed beside it, and C / limit says how much the client and HTTP take.
-import { spawn } from 'node:child_process'
+// carries with the client on the same cores; the compute limit (every thread computing the mix,
+// no HTTP, no client) is printed beside it, and C / limit says how much the client and HTTP take.
+//
+// At the reference speed: a shared host computes 1.5-2x slower for seconds at a time (bench/speed.js),
+// and a rate fixed for 20 s then offers 80% of C in one second and 140% in the next. So the client
+// (open-client.js) sends at the rate times the machine's speed of the moment, and every figure is
+// given at the speed of reference, each CPU's fastest second while the compute limit is measured:
+// C and the limit divided by the mean speed while they were measured, latencies multiplied by it.
+import { fork, spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,10 +20,10 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
 import { pct0 } from './report.js'
-import { SLOW, watchSpeed } from './speed.js'
+import { watchSpeed } from './speed.js'
 import { median, spread } from './stats.js'
 
-const K6_SCRIPT = fileURLToPath(new URL('./k6/open-loop.js', import.meta.url))
+const CLIENT = fileURLToPath(new URL('./open-client.js', import.meta.url))
 const FASTEST = fileURLToPath(new URL('./fib.cjs', import.meta.url))
 // [[num, share], ...]. default: 60% ~2 ms tasks, 30% ~5 ms, 8% ~13 ms, 2% ~55 ms on a fast hour;
 // big: the biggest class carries most of the work (70% of tasks fib(26), 20% fib(30), 10% fib(34),
@@ -32,9 +37,11 @@ export const LOADS = [0.5, 0.7, 0.8, 0.9, 0.95]
 export const CAPACITY_VUS = 16
 // Below this C / limit, the client or the harness is eating the machine.
 const HEALTHY_CAPACITY = 0.85
-// A measurement during which the machine ran more than SLOW times slower than its fastest is
-// taken again, up to this many times in all; the one that ran fastest is kept.
-const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS || 3)
+// The speed probes time each CPU this often, and the client's rate follows their median over the
+// last SPEED_SPAN_MS, sent to it every SPEED_EVERY_MS.
+const PROBE_EVERY_MS = 50
+const SPEED_SPAN_MS = 500
+const SPEED_EVERY_MS = 100
 
 // A mix by name (MIXES) or as JSON ([[num, share], ...], shares summing to 1).
 export function parseMix (text) {
@@ -90,25 +97,6 @@ export async function computeLimit (threads, seconds, mix) {
 // before its drain.
 const steadyPart = (seconds) => [Math.min(2, seconds / 4), seconds * 0.9]
 
-// Runs `measure` (a measurement of `seconds`) until the machine ran within SLOW of its fastest
-// over its steady middle, at most ATTEMPTS times. Resolves { result, slowdown, attempts,
-// interval } of the attempt that ran fastest; its slowdown is undefined when the probes had
-// nothing to say, and such an attempt is kept.
-async function atSpeed (speed, seconds, measure, log, label) {
-  let kept
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const started = Date.now()
-    const interval = steadyPart(seconds).map((s) => started + s * 1000)
-    const result = await measure()
-    const slowdown = speed.slowdown(...interval)
-    if (kept === undefined || !(slowdown >= kept.slowdown)) kept = { result, slowdown, interval }
-    kept.attempts = attempt
-    if (!(slowdown > SLOW)) break
-    log(`${label}: the machine ran ${slowdown.toFixed(2)}x slower than its fastest${attempt < ATTEMPTS ? ', measuring again' : ATTEMPTS > 1 ? `, ${ATTEMPTS} times: kept the fastest` : ''}`)
-  }
-  return kept
-}
-
 // Runs k6 `script` with `env` (each as -e) and an OUT path for the JSON its handleSummary writes
 // there; resolves that JSON. `name` keeps the files of concurrent runs apart.
 export function k6Summary (script, env, name) {
@@ -131,22 +119,44 @@ export function k6Summary (script, env, name) {
   })
 }
 
-// One k6 run against `port` with the draw of the mix `seed`: open-loop at `load.rate` requests per
-// second, or closed-loop with `load.vus` clients; its summary (bench/k6/open-loop.js).
-function k6 (port, load, seconds, mix, seed) {
-  const env = { BASE_URL: `http://127.0.0.1:${port}`, DURATION: `${seconds}s`, MIX: JSON.stringify(mix), SEED: String(seed) }
-  if (load.vus) env.VUS = String(load.vus)
-  else env.RATE = String(Math.round(load.rate))
-  return k6Summary(K6_SCRIPT, env, `open-loop-${port}`)
+// One run of the client (open-client.js) against `port` with the draw of the mix `seed`: open loop
+// at `load.rate` requests per second at the reference speed, or closed loop with `load.vus`
+// clients; its summary, and the machine's mean speed over the run.
+function drive (port, load, seconds, mix, seed, speed) {
+  const now = () => speed.factor(Date.now() - SPEED_SPAN_MS, Date.now())
+  const started = Date.now()
+  return new Promise((resolve, reject) => {
+    const child = fork(CLIENT, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    let stderr = ''
+    let summary
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    // A message the child can no longer read (it has sent its summary and is ending) is dropped.
+    const send = (message) => { if (child.connected) child.send(message, () => {}) }
+    const timer = setInterval(() => {
+      const factor = now()
+      if (factor !== undefined) send({ at: Date.now(), factor })
+    }, SPEED_EVERY_MS)
+    child.on('message', (message) => {
+      clearInterval(timer)
+      summary = message
+    })
+    send({ port, mix, seed, seconds, ...load, factor: now() ?? 1 })
+    child.on('exit', (code) => {
+      clearInterval(timer)
+      if (summary === undefined) reject(new Error(`the open loop's client exited ${code} without a summary: ${stderr.slice(-500)}`))
+      else resolve({ summary, speed: speed.factor(started, Date.now()) })
+    })
+  })
 }
 
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
 // of a k6 run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
 // `server` (all its processes and threads); and, for a server of one process (not `forks`)
 // offered `rate` requests a second, the CPU time of its main thread and of its other threads
-// outside the pool (mainUs, helpersUs: µs a request offered), where what a server spends beside
-// the tasks shows. Call the returned function when the run is over; undefined if the window did
-// not close.
+// outside the pool (mainUs, helpersUs: µs a request at the reference speed: the client sends
+// `rate` times the speed, and each request takes the inverse of it in CPU time, so the CPU time
+// over the requests `rate` offers), where what a server spends beside the tasks shows. Call the
+// returned function when the run is over; undefined if the window did not close.
 function cpuWindow ({ pid, forks }, fromS, toS, rate) {
   const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid), threads: forks ? undefined : threadCpuMs(pid) })
   let first, last
@@ -192,8 +202,7 @@ function summarise (runs, mix) {
     p50: pick((r) => r.p50),
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
-    slowdown: pick((r) => r.slowdown),
-    attempts: runs.reduce((sum, r) => sum + r.attempts, 0),
+    speed: pick((r) => r.speed),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
@@ -201,87 +210,89 @@ function summarise (runs, mix) {
   }
 }
 
-// C: each peer's closed-loop throughput (200s per second) with `vus` clients, the best of them;
-// and, for the report only, what `subject` (the service) carries the same way. Each measured at
-// speed (atSpeed); the best peer's measurement is kept for the report.
+// C: each peer's closed-loop throughput (200s per second) with `vus` clients at the reference
+// speed, the best of them; and, for the report only, what `subject` (the service) carries the
+// same way.
 async function capacity ({ peers, subject, seconds, vus, mix, speed, log }) {
   const rps = {}
-  const measured = {}
+  const speeds = {}
   for (const server of [...peers, subject]) {
-    measured[server.name] = await atSpeed(speed, seconds, async () => {
-      const summary = await k6(server.port, { vus }, seconds, mix, 0)
-      await settle(server.pid)
-      return summary
-    }, log, `C: ${server.name}`)
-    rps[server.name] = figures(measured[server.name].result, seconds).goodput
-    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop (${vus} clients, ${seconds} s)`)
+    const run = await drive(server.port, { vus }, seconds, mix, 0, speed)
+    await settle(server.pid)
+    speeds[server.name] = run.speed
+    rps[server.name] = figures(run.summary, seconds).goodput / run.speed
+    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${run.speed.toFixed(2)} of it)`)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
   delete rps[subject.name]
-  const { slowdown, interval } = measured[best]
-  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, slowdown, interval }
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, speed: speeds[best] }
 }
 
-// Measures the compute limit, then `rounds` times: C, and every load on every server, the order of
-// the servers rotated each round; reports each figure's median over the rounds and its spread.
-// C is measured again each round and sets that round's rates: the machine's speed drifts within
-// minutes, and one C for a 30-minute run would set every round's rates from one moment of it.
-// Every measurement is taken at speed (atSpeed), and its slowdown read again at the end against
-// the fastest the machine ran in the whole run.
+// Until every speed probe has a fastest second to take as its reference (bench/speed.js, `fix`).
+async function fixSpeed (speed) {
+  for (let waited = 0; !speed.fix(); waited += 100) {
+    if (waited > 10_000) throw new Error('the speed probes gave no timings in 10 s: is taskset allowed here?')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+// Measures the compute limit and C, `rounds` times, then `rounds` times every load on every
+// server, the order of the servers rotated each round; reports each figure's median over the
+// rounds and its spread. At the reference speed C holds still but for the error of each
+// measurement (the speed probes' fib(22) slows more than HTTP's share of the work, so C read 15%
+// high once in three), and the median of its measurements sets the rates of every round. The
+// speed probes' references are taken once the limit is measured, and hold for the whole run.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
-  const speed = watchSpeed()
-  const measuredLimit = await atSpeed(speed, limitSeconds, () => computeLimit(threads, limitSeconds, mix), log, 'compute limit')
-  const limit = measuredLimit.result
-  log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads; ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
-  const runs = {}
+  const speed = watchSpeed(undefined, { everyMs: PROBE_EVERY_MS })
+  const began = Date.now()
+  const measured = await computeLimit(threads, limitSeconds, mix)
+  await fixSpeed(speed)
+  const limitSpeed = speed.factor(began, Date.now())
+  const limit = {
+    rps: measured.rps / limitSpeed,
+    classMs: Object.fromEntries(Object.entries(measured.classMs).map(([num, ms]) => [num, ms * limitSpeed])),
+    speed: limitSpeed
+  }
+  log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads at the reference speed (the machine at ${limitSpeed.toFixed(2)} of it); ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
   const capacities = []
   for (let round = 0; round < rounds; round++) {
-    const c = await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log })
-    capacities.push(c)
-    const share = c.rps / limit.rps
-    log(`round ${round + 1}: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), ${share.toFixed(2)} of the compute limit${share < HEALTHY_CAPACITY ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
+    capacities.push(await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log }))
+  }
+  const c = overRounds(capacities, limit)
+  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${(c.rps / limit.rps).toFixed(2)} of the compute limit${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}`)
+  const runs = {}
+  for (let round = 0; round < rounds; round++) {
     for (const load of loads) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length])
       for (const server of order) {
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
-        const { result, slowdown, attempts, interval } = await atSpeed(speed, seconds, async () => {
-          const cpu = cpuWindow(server, ...steadyPart(seconds), load * c.rps)
-          const result = figures(await k6(server.port, { rate: load * c.rps }, seconds, mix, round), seconds, cpu())
-          const waited = await settle(server.pid)
-          if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after k6 stopped`)
-          return result
-        }, log, `${point} ${server.name}`)
-        Object.assign(result, { slowdown, attempts, interval })
+        const steady = steadyPart(seconds)
+        const started = Date.now()
+        const cpu = cpuWindow(server, ...steady, load * c.rps)
+        const run = await drive(server.port, { rate: load * c.rps }, seconds, mix, round, speed)
+        const result = figures(run.summary, seconds, cpu())
+        result.speed = speed.factor(...steady.map((s) => started + s * 1000))
+        const waited = await settle(server.pid)
+        if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after the client stopped`)
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, machine ${slowdown?.toFixed(2) ?? '-'}x slower than its fastest, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
       }
     }
   }
-  // Against the fastest the machine ran in the whole run, not the fastest up to each measurement.
-  for (const measured of [measuredLimit, ...capacities, ...Object.values(runs).flatMap((byServer) => Object.values(byServer).flat())]) {
-    measured.slowdown = speed.slowdown(...measured.interval)
-  }
-  // The limit, measured first, had the least history to be judged against: again if it ran slow.
-  let finalLimit = measuredLimit
-  if (measuredLimit.slowdown > SLOW) {
-    const again = await atSpeed(speed, limitSeconds, () => computeLimit(threads, limitSeconds, mix), log, 'compute limit')
-    if (!(again.slowdown >= measuredLimit.slowdown)) finalLimit = again
-    log(`open loop: compute limit measured again at the end, ${again.result.rps.toFixed(0)} tasks/s${finalLimit === again ? ', kept' : ''}`)
-  }
   speed.stop()
   const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
-  return { limit: { ...finalLimit.result, slowdown: finalLimit.slowdown }, capacity: overRounds(capacities, finalLimit.result), loads, seconds, rounds, attemptsAllowed: ATTEMPTS, mix, peers, results }
+  return { limit, capacity: c, loads, seconds, rounds, mix, peers, results }
 }
 
-// The rounds' C as one: medians of each server's closed-loop throughput, the best peer by its
-// median, each round's C in order and the machine's slowdown while it was measured.
+// The measurements of C as one: medians of each server's closed-loop throughput, the best peer by
+// its median, each measurement's C in order and the machine's speed while it was taken.
 function overRounds (capacities, limit) {
   const peers = Object.fromEntries(Object.keys(capacities[0].peers).map((name) => [name, median(capacities.map((c) => c.peers[name]))]))
   const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
   const rps = median(capacities.map((c) => c.rps))
   const { vus, seconds } = capacities[0]
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), slowdownByRound: capacities.map((c) => c.slowdown), warning: rps / limit.rps < HEALTHY_CAPACITY }
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), warning: rps / limit.rps < HEALTHY_CAPACITY }
 }

@@ -1,7 +1,6 @@
 // The benchmark's reports: bench/results.md (closed loop) and bench/open-loop.md (open loop),
 // their tables and the goals.
 import { HEALTH_EVERY_MS, HEAVY, TRIVIAL } from './closed.js'
-import { SLOW } from './speed.js'
 import { spread } from './stats.js'
 
 const f = (x, d = 1) => (x === undefined || x === null ? '-' : x.toFixed(d))
@@ -24,43 +23,41 @@ const FAST_REFUSAL_MS = 100
 const SERVICE = 'service'
 const FIFO_POOL = 'FIFO pool'
 
-// The rounds' highest C over their lowest beyond this: the machine's speed drifted within the run
-// (a quiet machine's rounds stay within about 7%), so servers minutes apart met different machines.
+// The rounds' highest C over their lowest beyond this, C being at the reference speed: the speed
+// probes did not follow the machine's drift (a quiet machine's rounds stay within about 7%), so
+// servers minutes apart met different machines.
 const DRIFT = 1.15
 
 // [median, min, max] as "median (min-max)".
 const m = (x, d = 1) => (x === undefined ? '-' : f(x[0], d))
 const ms = (x, d = 0) => (x === undefined ? '-' : `${f(x[0], d)} (${f(x[1], d)}-${f(x[2], d)})`)
 
-export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds, attemptsAllowed, mix, mixName, peers, maxWaitMs, results }) {
+export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds, mix, mixName, peers, maxWaitMs, results }) {
   const servers = Object.keys(results[loads[0]])
   const small = mix[0][0]
   const big = mix.at(-1)[0]
   const drift = Math.max(...capacity.byRound) / Math.min(...capacity.byRound)
-  const slowLoads = loads.filter((load) => servers.some((name) => results[load][name].slowdown?.[2] > SLOW))
-  const windows = loads.flatMap((load) => servers.map((name) => results[load][name]))
-  const again = windows.reduce((sum, r) => sum + r.attempts - r.rounds, 0)
   const lines = [
     `# Open-loop benchmark: the ${mixName} mix at a fixed arrival rate`,
     '',
     `Measured by \`npm run bench\` on ${machine.date}: ${machine.cpu}, ${machine.cpus} CPUs for the process, Node ${machine.node}.`,
-    `k6 \`constant-arrival-rate\` on the same machine and cores, ${seconds} s per server and load, ${rounds} round${rounds === 1 ? '' : 's'} with the order of the servers rotated; each figure is the median over the rounds, with the lowest and highest in brackets.`,
+    `The open loop's client (\`bench/open-client.js\`) on the same machine and cores, requests evenly spaced, ${seconds} s per server and load, ${rounds} round${rounds === 1 ? '' : 's'} with the order of the servers rotated; each figure is the median over the rounds, with the lowest and highest in brackets.`,
+    `Every figure is at the reference speed, each CPU's fastest second while the compute limit was measured: the machine's speed was read throughout (\`bench/speed.js\`, a probe on each CPU), the client sent at the rate times the speed of the moment, and C and the limit are divided by the mean speed while they were measured, latencies and compute times multiplied by it. The machine ran at ${f(limit.speed, 2)} of the reference speed while the limit was measured, ${capacity.speedByRound.map((x) => f(x, 2)).join(', ')} while C was (the best peer's measurements), and each window's speed is in the tables.`,
     `Mix: ${mix.map(([num, share]) => `${+(share * 100).toFixed(1)}% fib(${num})`).join(', ')}; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
-    `Loads are shares of C, the best peer's throughput with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s), measured again at the start of each round and setting that round's rates: **${capacity.byRound.map((rps) => f(rps, 0)).join(', ')} tasks/s** (median ${f(capacity.rps, 0)}; medians: ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
-    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: the median C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? ', **below 0.85: the client or the harness is eating the machine, and the loads are lower than they look**' : ''}.${drift > DRIFT ? ` **C moved by ${f((drift - 1) * 100, 0)}% between rounds, past ${f((DRIFT - 1) * 100, 0)}%: the machine's speed drifted during the run, and these figures say little.**` : ''}`,
-    `The machine's speed was watched throughout (\`bench/speed.js\`, a probe on each CPU): ${attemptsAllowed > 1 ? `a measurement during which a CPU computed more than ${SLOW}x as slowly as in its fastest second was taken again, up to ${attemptsAllowed} times in all, and the fastest kept` : 'each measurement taken once (`BENCH_ATTEMPTS=1`)'}. ${again} window${again === 1 ? ' was' : 's were'} measured again; slowdowns against the fastest second of the whole run: the compute limit ${f(limit.slowdown, 2)}, C ${capacity.slowdownByRound.map((x) => f(x, 2)).join(', ')}, each window in the tables.${slowLoads.length > 0 ? ` **At ${slowLoads.map((load) => `${Math.round(load * 100)}%`).join(', ')} of C, a window ran more than ${SLOW}x slower than the machine's fastest even so: its load was higher than it reads, and those figures say little.**` : ''}`,
-    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests k6 could not send in time. Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own; and, for a server of one process, the CPU time of its main thread and of its threads outside the pool (V8\'s GC and compiler, libuv) a request offered, as the scheduler counts each thread\'s time (`/proc/<pid>/task/<tid>/schedstat`).',
+    `Loads are shares of C, the best peer's throughput with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s), measured ${capacity.byRound.length} time${capacity.byRound.length === 1 ? '' : 's'} at the start of the run (${capacity.byRound.map((rps) => f(rps, 0)).join(', ')} tasks/s), the median setting the rates of every round: **C = ${f(capacity.rps, 0)} tasks/s** (medians: ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
+    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: the median C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? ', **below 0.85: the client or the harness is eating the machine, and the loads are lower than they look**' : ''}.${drift > DRIFT ? ` **C moved by ${f((drift - 1) * 100, 0)}% between measurements, past ${f((DRIFT - 1) * 100, 0)}%, at the reference speed: the machine drifted in a way the speed probes did not follow, and these figures say little.**` : ''}`,
+    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests the client could not send in time (over 3,000 in flight). Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own; and, for a server of one process, the CPU time of its main thread and of its threads outside the pool (V8\'s GC and compiler, libuv) a request at the reference speed, as the scheduler counts each thread\'s time (`/proc/<pid>/task/<tid>/schedstat`).',
     '',
     `![p99 against offered load](${mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`}.svg)`,
     ''
   ]
   for (const load of loads) {
-    lines.push(`## ${Math.round(load * 100)}% of C (${capacity.byRound.map((rps) => f(load * rps, 0)).join(', ')} req/s offered)`, '',
-      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request beside the pool: main thread, others | machine slowdown |`,
+    lines.push(`## ${Math.round(load * 100)}% of C (${f(load * capacity.rps, 0)} req/s at the reference speed)`, '',
+      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request beside the pool: main thread, others | speed |`,
       `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|---|---|`)
     for (const name of servers) {
       const r = results[load][name]
-      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} | ${r.cpu.mainUs ? `${ms(r.cpu.mainUs)}, ${ms(r.cpu.helpersUs)}` : '-'} | ${ms(r.slowdown, 2)} |`)
+      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} | ${r.cpu.mainUs ? `${ms(r.cpu.mainUs)}, ${ms(r.cpu.helpersUs)}` : '-'} | ${ms(r.speed, 2)} |`)
     }
     lines.push('')
   }

@@ -1,5 +1,5 @@
 // One CPU's speed, for bench/speed.js: run pinned to that CPU (taskset), it times fib(PROBE_NUM)
-// five times a second and prints `<epoch ms> <ms>` for each timing the scheduler did not
+// every `argv[2]` ms and prints `<epoch ms> <ms>` for each timing the scheduler did not
 // interrupt (its run count in /proc/thread-self/schedstat unchanged), so the figure is the CPU's
 // speed, not the load on it. Exits when its parent closes its stdin.
 const { readFileSync } = require('node:fs')
@@ -7,7 +7,7 @@ const { performance } = require('node:perf_hooks')
 const fib = require('./fib.cjs')
 
 const PROBE_NUM = 22
-const EVERY_MS = 200
+const EVERY_MS = Number(process.argv[2])
 
 const runs = () => readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[2]
 for (let i = 0; i < 300; i++) fib(20)

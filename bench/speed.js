@@ -1,9 +1,11 @@
 // How fast each CPU runs while the benchmark measures. On a shared host a CPU can compute 1.5-2x
 // slower for seconds at a time, with no steal time to show it (other tenants on the same physical
 // core or cache); a window measured then offers a higher load than it reads. One probe a CPU
-// (speed-probe.cjs, pinned with taskset) times the same small computation five times a second,
+// (speed-probe.cjs, pinned with taskset) times the same small computation several times a second,
 // uninterrupted. A CPU's slowdown over an interval is the median of its timings there over its
-// fastest second so far; the machine's, the largest over the CPUs.
+// fastest second so far; the machine's, the largest over the CPUs. Its speed (`factor`) is what
+// the open loop keeps its load by: each CPU's reference time over its median in the interval,
+// averaged over the CPUs, the share of the reference's compute the machine then does.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -27,7 +29,7 @@ export function allowedCpus (status = readFileSync('/proc/self/status', 'utf8'))
 }
 
 // The median of each whole second's timings ([[epoch ms, ms], ...]), the lowest.
-function fastestSecond (timings) {
+export function fastestSecond (timings) {
   const seconds = new Map()
   for (const [at, ms] of timings) {
     const second = Math.floor(at / 1000)
@@ -51,17 +53,40 @@ export function slowdownOf (timingsByCpu, fromMs, toMs) {
   return worst
 }
 
-// Starts a probe on each of `cpus`; `slowdown(fromMs, toMs)` reads the machine's over that
-// interval from the timings so far, `stop()` ends the probes (they also end with this process).
-export function watchSpeed (cpus = allowedCpus()) {
+// The machine's speed from `fromMs` to `toMs` against `references` (each CPU's reference time,
+// ms): the mean over the CPUs of reference over median timing there. 1 is every CPU at its
+// reference, 0.5 half of it; over 1 faster. Undefined when a CPU has no timing there.
+export function factorOf (timingsByCpu, fromMs, toMs, references) {
+  let sum = 0
+  for (const [i, timings] of timingsByCpu.entries()) {
+    const inside = timings.filter(([at]) => at >= fromMs && at < toMs).map(([, ms]) => ms)
+    if (inside.length === 0) return undefined
+    sum += references[i] / median(inside)
+  }
+  return sum / timingsByCpu.length
+}
+
+// Starts a probe on each of `cpus`, timing every `everyMs`; `slowdown(fromMs, toMs)` reads the
+// machine's over that interval from the timings so far; `fix()` takes each CPU's fastest second
+// so far as its reference for good (false if a CPU has none yet), and `factor(fromMs, toMs)` the
+// speed against it (factorOf); `stop()` ends the probes (they also end with this process).
+export function watchSpeed (cpus = allowedCpus(), { everyMs = 200 } = {}) {
   const timingsByCpu = cpus.map(() => [])
   const probes = cpus.map((cpu, i) => {
-    const probe = spawn('taskset', ['-c', String(cpu), process.execPath, PROBE], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const probe = spawn('taskset', ['-c', String(cpu), process.execPath, PROBE, String(everyMs)], { stdio: ['pipe', 'pipe', 'inherit'] })
     createInterface({ input: probe.stdout }).on('line', (line) => timingsByCpu[i].push(line.split(' ').map(Number)))
     return probe
   })
+  let references
   return {
     slowdown: (fromMs, toMs) => slowdownOf(timingsByCpu, fromMs, toMs),
+    fix () {
+      const fastest = timingsByCpu.map(fastestSecond)
+      if (fastest.includes(undefined)) return false
+      references = fastest
+      return true
+    },
+    factor: (fromMs, toMs) => (references === undefined ? undefined : factorOf(timingsByCpu, fromMs, toMs, references)),
     stop: () => probes.forEach((probe) => probe.stdin.end())
   }
 }

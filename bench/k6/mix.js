@@ -2,8 +2,8 @@
 // with the round and i. Servers compared side by side get the same tasks in the same order, so a
 // draw heavy in fib(35)s (a 20 s run holds anywhere from about 45 to 75 of them, the load -5% to
 // +6%) falls on all of them alike, while the draws stay independent, bursts included: the queue
-// is measured against the variety it exists for. Plain JavaScript, as k6 (bench/k6/open-loop.js)
-// imports it.
+// is measured against the variety it exists for. Plain JavaScript, as k6 (bench/k6/side-by-side.js)
+// imports it, as well as Node (bench/open-client.js).
 
 // mulberry32's step: well mixed even for neighbouring seeds, so each index gets its own draw.
 function uniform (seed) {

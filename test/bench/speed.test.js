@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { allowedCpus, slowdownOf, watchSpeed } from '../../bench/speed.js'
+import { allowedCpus, factorOf, fastestSecond, slowdownOf, watchSpeed } from '../../bench/speed.js'
 
 test('allowedCpus reads the kernel\'s list of CPUs, ranges and single ones', async (t) => {
   t.same(allowedCpus('Name:\tnode\nCpus_allowed:\t4f\nCpus_allowed_list:\t0-3,6\n'), [0, 1, 2, 3, 6])
@@ -24,6 +24,29 @@ test('slowdownOf: the median over the interval against the fastest second, the w
 test('slowdownOf is undefined with nothing to judge by', async (t) => {
   t.equal(slowdownOf([seconds(1, 1), seconds(1, 1)], 5000, 6000), undefined, 'no timing in the interval')
   t.equal(slowdownOf([seconds(1, 1), [[100, 1], [400, 1]]], 0, 1000), undefined, 'a CPU with no second of three timings')
+})
+
+test('fastestSecond: the lowest median of a second of three timings or more', async (t) => {
+  t.equal(fastestSecond(seconds(2, 1.5, 3)), 1.5)
+  t.equal(fastestSecond([[100, 1], [400, 1]]), undefined)
+})
+
+test('factorOf: each CPU\'s reference over its median in the interval, averaged over the CPUs', async (t) => {
+  t.equal(factorOf([seconds(1, 1), seconds(2, 2)], 0, 2000, [1, 1]), 0.75, 'one CPU at its reference, one at half of it')
+  t.equal(factorOf([seconds(1, 2)], 1000, 2000, [1]), 0.5, 'the interval only')
+  t.equal(factorOf([seconds(0.5)], 0, 1000, [1]), 2, 'faster than the reference')
+  t.equal(factorOf([seconds(1), seconds(1)], 5000, 6000, [1, 1]), undefined, 'no timing in the interval')
+})
+
+test('watchSpeed: a speed once the references are fixed', async (t) => {
+  const started = Date.now()
+  const speed = watchSpeed(undefined, { everyMs: 50 })
+  t.equal(speed.fix(), false, 'no reference before a second of timings')
+  t.equal(speed.factor(started, Date.now()), undefined)
+  while (!speed.fix() && Date.now() - started < 10_000) await sleep(100)
+  const factor = speed.factor(started, Date.now())
+  t.ok(factor > 0 && Number.isFinite(factor), `a speed (${factor})`)
+  speed.stop()
 })
 
 test('watchSpeed times each CPU until stopped', async (t) => {

@@ -1,0 +1,129 @@
+// The open loop's client (bench/open.js), a process of its own as any load generator is. Open
+// loop: requests evenly spaced at `rate` a second times the machine's speed of the moment, which
+// the parent sends every 100 ms (bench/speed.js, `factor`), so the load stays the same share of
+// what the machine can do while a shared host runs 1.5-2x slower for seconds at a time; each
+// latency is given at the reference speed (times the mean speed while it ran). Closed loop: `vus`
+// clients, each sending its next request when the last is answered. The i-th request's num is
+// drawn from the mix as bench/k6/mix.js draws it, seeded with `seed`. The summary it sends back has
+// the shape open.js reads: latency of the 200s per num, all of them, the 503s, and what could not
+// be sent.
+import http from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { mixSequence } from './k6/mix.js'
+import { percentile } from './stats.js'
+
+// Requests in flight past which the next one is dropped, not sent: a server whose answers take
+// seconds has rate x latency of them at once.
+export const MAX_IN_FLIGHT = 3000
+// How long any request may take; the window's last ones are waited for that long at most.
+export const REQUEST_TIMEOUT_MS = 60_000
+
+// p50, p99, p99.9 and max of `latencies`; undefined for none.
+export function stats (latencies) {
+  if (latencies.length === 0) return undefined
+  const sorted = [...latencies].sort((a, b) => a - b)
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), p999: percentile(sorted, 0.999), max: sorted.at(-1) }
+}
+
+// The mean speed from `fromMs` to `toMs` (epoch ms) of `factors`, [[epoch ms, factor], ...] in
+// time order: of the readings in the interval, or else the last one before its end.
+export function meanFactor (factors, fromMs, toMs) {
+  let sum = 0
+  let count = 0
+  let before
+  for (const [at, factor] of factors) {
+    if (at > toMs) break
+    if (at >= fromMs) {
+      sum += factor
+      count++
+    } else {
+      before = factor
+    }
+  }
+  return count > 0 ? sum / count : before
+}
+
+// The summary of `answers` ({ num, status, ms, retryAfter }, ms at the reference speed) of a run
+// over `mix`, with `dropped` requests never sent.
+export function summarise (answers, mix, dropped) {
+  const ok = answers.filter((a) => a.status === 200)
+  const refused = answers.filter((a) => a.status === 503)
+  return {
+    all: stats(ok.map((a) => a.ms)),
+    dropped,
+    refused: { ...stats(refused.map((a) => a.ms)), count: refused.length, withoutRetryAfter: refused.filter((a) => !(a.retryAfter >= 1)).length },
+    classes: Object.fromEntries(mix.map(([num]) => [num, {
+      ...stats(ok.filter((a) => a.num === num).map((a) => a.ms)),
+      ok: ok.filter((a) => a.num === num).length,
+      notOk: answers.filter((a) => a.num === num && a.status !== 200).length
+    }]))
+  }
+}
+
+// One GET /fib?num=`num`; resolves what came back: its status (0 for no answer), its latency in
+// ms and when it was sent (epoch ms), and the Retry-After of a 503.
+function request (agent, port, num) {
+  const started = performance.now()
+  const answer = (status, headers = {}) => ({ num, status, at: performance.timeOrigin + started, ms: performance.now() - started, retryAfter: Number(headers['retry-after']) })
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: `/fib?num=${num}`, agent }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(answer(res.statusCode, res.headers)))
+    })
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy())
+    req.on('error', () => resolve(answer(0)))
+  })
+}
+
+// Runs the load `start` asks for; `speed()` is the machine's speed now, `factors` its readings so
+// far. Resolves the summary.
+export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT }, speed, factors) {
+  const agent = new http.Agent({ keepAlive: true })
+  const numAt = mixSequence(mix, seed)
+  const answers = []
+  const pending = new Set()
+  let sent = 0
+  let dropped = 0
+  const send = () => {
+    if (pending.size >= maxInFlight) return dropped++
+    const done = request(agent, port, numAt(sent++)).then((answer) => {
+      pending.delete(done)
+      answers.push(answer)
+    })
+    pending.add(done)
+    return done
+  }
+  const started = performance.now()
+  const running = () => performance.now() - started < seconds * 1000
+  if (vus > 0) {
+    await Promise.all(Array.from({ length: vus }, async () => {
+      while (running()) await send()
+    }))
+  } else {
+    // Requests owed so far: the first at once, then `rate` a second at the reference speed.
+    let owed = 1
+    for (let last = started, now = started; running(); last = now) {
+      now = performance.now()
+      owed += rate * speed() * (now - last) / 1000
+      for (; owed >= 1; owed--) send()
+      await sleep(1)
+    }
+  }
+  await Promise.all(pending)
+  agent.destroy()
+  for (const answer of answers) answer.ms *= meanFactor(factors, answer.at, answer.at + answer.ms)
+  return summarise(answers, mix, dropped)
+}
+
+// Forked by open.js: the first message starts the run ({ port, mix, seed, seconds, rate or vus,
+// factor }), the next ones are the speed ({ at, factor }); the summary goes back, and the process
+// ends.
+if (process.send !== undefined) {
+  process.once('message', async (start) => {
+    const factors = [[Date.now(), start.factor]]
+    process.on('message', ({ at, factor }) => factors.push([at, factor]))
+    const summary = await drive(start, () => factors.at(-1)[1], factors)
+    process.send(summary, () => process.exit(0))
+  })
+}

@@ -1,0 +1,106 @@
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import http from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { test } from 'tap'
+import { drive, meanFactor, stats, summarise } from '../../bench/open-client.js'
+
+const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
+
+// A server on a free port answering /fib?num=N after `delayMs`: 200, or as `answer(num)` says
+// ({ status, headers } or 'destroy'); it counts the requests.
+async function server (t, { delayMs = 0, answer = () => ({ status: 200 }) } = {}) {
+  const seen = { requests: 0 }
+  const s = http.createServer((req, res) => {
+    seen.requests++
+    const num = Number(new URL(req.url, 'http://x').searchParams.get('num'))
+    setTimeout(() => {
+      const how = answer(num)
+      if (how === 'destroy') return req.socket.destroy()
+      res.writeHead(how.status, how.headers).end('{}')
+    }, delayMs)
+  })
+  s.listen(0, '127.0.0.1')
+  await once(s, 'listening')
+  t.teardown(() => s.close())
+  seen.port = s.address().port
+  return seen
+}
+
+test('stats: p50, p99, p99.9 and max; none for no latencies', async (t) => {
+  const latencies = Array.from({ length: 1000 }, (_, i) => 1000 - i)
+  t.same(stats(latencies), { p50: 501, p99: 991, p999: 1000, max: 1000 })
+  t.equal(latencies[0], 1000, 'its input left as it was')
+  t.equal(stats([]), undefined)
+})
+
+test('meanFactor: the readings inside the interval, else the last before it', async (t) => {
+  const factors = [[0, 1], [100, 0.5], [200, 0.7], [300, 0.9]]
+  t.equal(meanFactor(factors, 50, 250), 0.6)
+  t.equal(meanFactor(factors, 120, 180), 0.5, 'no reading inside: the last before')
+  t.equal(meanFactor(factors, 400, 500), 0.9)
+  t.equal(meanFactor([[100, 1]], 0, 50), undefined, 'none at all before')
+})
+
+test('summarise counts by class and status, and 503s without Retry-After', async (t) => {
+  const mix = [[20, 0.5], [30, 0.5]]
+  const summary = summarise([
+    { num: 20, status: 200, ms: 1 },
+    { num: 20, status: 200, ms: 3 },
+    { num: 30, status: 200, ms: 10 },
+    { num: 30, status: 503, ms: 2, retryAfter: 1 },
+    { num: 30, status: 503, ms: 4, retryAfter: NaN },
+    { num: 20, status: 0, ms: 5 }
+  ], mix, 7)
+  t.equal(summary.dropped, 7)
+  t.same(summary.all, stats([1, 3, 10]))
+  t.match(summary.classes[20], { ok: 2, notOk: 1, p99: 3 })
+  t.match(summary.classes[30], { ok: 1, notOk: 2, p99: 10 })
+  t.match(summary.refused, { count: 2, withoutRetryAfter: 1, p99: 4 })
+})
+
+test('the open loop sends at the rate times the speed', async (t) => {
+  const mix = [[25, 1]]
+  const slow = await server(t)
+  const fast = await server(t)
+  await Promise.all([
+    drive({ port: slow.port, mix, seed: 0, seconds: 1, rate: 100 }, () => 0.3, [[0, 0.3]]),
+    drive({ port: fast.port, mix, seed: 0, seconds: 1, rate: 100 }, () => 1, [[0, 1]])
+  ])
+  t.ok(slow.requests >= 25 && slow.requests <= 35, `about 30 at 0.3 of the speed (${slow.requests})`)
+  t.ok(fast.requests >= 90 && fast.requests <= 105, `about 100 at full speed (${fast.requests})`)
+})
+
+test('latencies are given at the reference speed', async (t) => {
+  const { port } = await server(t, { delayMs: 40 })
+  const summary = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0.2, rate: 20 }, () => 2, [[0, 2]])
+  t.ok(summary.all.p50 >= 80, `a 40 ms answer while the machine ran twice the reference speed: 80 ms or more (${summary.all.p50})`)
+})
+
+test('what cannot be sent for the requests in flight is dropped', async (t) => {
+  const { port } = await server(t, { delayMs: 400 })
+  const summary = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0.3, rate: 100, maxInFlight: 2 }, () => 1, [[0, 1]])
+  t.equal(summary.classes[25].ok, 2)
+  t.ok(summary.dropped >= 20, `the rest dropped (${summary.dropped})`)
+})
+
+test('the closed loop keeps `vus` requests in flight; 503s and lost answers are counted', async (t) => {
+  let n = 0
+  const answers = [{ status: 503, headers: { 'retry-after': '1' } }, { status: 503 }, 'destroy', { status: 200 }]
+  const { port } = await server(t, { delayMs: 10, answer: () => answers[n++ % answers.length] })
+  const summary = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0.3, vus: 2 }, () => 1, [[0, 1]])
+  const { ok, notOk } = summary.classes[25]
+  t.ok(ok > 0 && ok + notOk <= 2 * 30, `at most two at a time (${ok + notOk})`)
+  t.ok(summary.refused.count > 0 && summary.refused.withoutRetryAfter > 0 && notOk > summary.refused.count, 'refusals with and without Retry-After, and errors')
+})
+
+test('forked, it runs the load its first message asks for and sends the summary back', async (t) => {
+  const seen = await server(t)
+  const child = fork(CLIENT, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  child.send({ port: seen.port, mix: [[25, 1]], seed: 0, seconds: 0.5, rate: 40, factor: 1 })
+  child.send({ at: Date.now(), factor: 0.5 })
+  const [summary] = await once(child, 'message')
+  await once(child, 'exit')
+  t.equal(summary.classes[25].ok, seen.requests)
+  t.ok(seen.requests >= 8 && seen.requests <= 15, `at the speed sent after the start (${seen.requests})`)
+})
