@@ -14,6 +14,7 @@ import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.
 import { Balancer } from './balancer.js'
 import { Cancellation } from './cancellation.js'
 import { CostModel } from './cost.js'
+import { Deadlines } from './deadlines.js'
 import { DeadlineQueue } from './queue.js'
 import { RecentShare } from './recent-share.js'
 import { keepThreadViews, piscinaWorkerInfo } from './thread-views.js'
@@ -109,6 +110,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Piscina is handed only what its threads can take at once. The queue counts tasks by their
   // size (work); the model turns work into milliseconds at its current rate.
   const queue = new DeadlineQueue()
+  const deadlines = new Deadlines(timeoutMs, atDeadline)
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
@@ -198,14 +200,14 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // cleared (each task's timer outlived it by REQUEST_TIMEOUT_MS), nor AbortSignal.any(), which
   // tracks its sources through weak references: 2.5-4.9 us a task against 0.4-0.7 for a
   // controller and a timer (docs/benchmarks.md, "Questions answered"), which cancellation.js
-  // lightens again.
+  // and deadlines.js lighten again.
   function cancelOn (cancel, request) {
     const gone = () => cancel.abort('client_gone')
-    const timer = setTimeout(atDeadline, timeoutMs, cancel)
+    const entry = deadlines.add(cancel)
     if (request.destroyed) gone()
     else request.on('close', gone)
     return () => {
-      clearTimeout(timer)
+      deadlines.delete(entry)
       request.removeListener('close', gone)
     }
   }
@@ -364,6 +366,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Runs after the server has drained its requests, so no task is cut short here.
   app.addHook('onClose', async () => {
     clearTimeout(pumpTimer)
+    deadlines.close()
     await piscina.close()
   })
 }
