@@ -46,7 +46,7 @@ export function hockey (open, machine) {
   servers.forEach((name, i) => parts.push(
     `<rect x="${LEFT + i * 160}" y="${HEIGHT + 2}" width="12" height="4" fill="${COLOURS[name] ?? OTHER}"/>`,
     `<text x="${LEFT + i * 160 + 16}" y="${HEIGHT + 8}" font-size="11">${escape(name)}</text>`))
-  parts.push(`<text x="10" y="${HEIGHT + 28}" font-size="11" fill="#555">${escape(`${machine.cpu}, ${machine.cpus} CPUs, Node ${machine.node}, ${machine.date}; k6 constant-arrival-rate on the same cores`)}</text>`)
+  parts.push(`<text x="10" y="${HEIGHT + 28}" font-size="11" fill="#555">${escape(`${machine.cpu}, ${machine.cpus} CPUs, Node ${machine.node}, ${machine.date}; the load generator on the same cores, at the reference speed`)}</text>`)
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * WIDTH}" height="${HEIGHT + 36}" font-family="sans-serif" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
 ${parts.join('\n')}

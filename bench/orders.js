@@ -1,6 +1,6 @@
 // node bench/orders.js: what an order of whole tasks can give the tails, in a model, beside the
 // order the pool ships. No HTTP, no threads: a simulation of 2 threads fed from one queue, tasks
-// arriving evenly spaced (k6's constant-arrival-rate), each taking exactly its class's compute
+// arriving evenly spaced (as the open loop's client sends them), each taking exactly its class's compute
 // plus its hand-off (HAND_OFF_MS; ROUND_TRIP_MS, BEHIND_MS). Every order sees the same tasks in a
 // round; each p99 is read against the first-come-first-served order's in the same round, and the
 // median over the rounds printed.

@@ -1,7 +1,7 @@
 // node bench/quiet.js [seconds]: is this machine quiet enough to benchmark? Each CPU's speed
 // (bench/speed.js) over every 2 s against its fastest second so far, for `seconds` (60 by
-// default). A quiet machine stays near 1; a shared one in a slow stretch reads 1.4-1.9, and the
-// open loop then measures its windows again.
+// default). A quiet machine stays near 1; a shared one in a slow stretch reads 1.4-1.9, which the
+// open loop's load follows (open.js) and the closed loop's figures do not.
 import { watchSpeed } from './speed.js'
 
 const seconds = Number(process.argv[2] ?? 60)

@@ -1,6 +1,6 @@
 // How fast each CPU runs while the benchmark measures. On a shared host a CPU can compute 1.5-2x
 // slower for seconds at a time, with no steal time to show it (other tenants on the same physical
-// core or cache); a window measured then offers a higher load than it reads. One probe a CPU
+// core or cache), and a load fixed for a while offers a higher share of it then. One probe a CPU
 // (speed-probe.cjs, pinned with taskset) times the same small computation several times a second,
 // uninterrupted. A CPU's slowdown over an interval is the median of its timings there over its
 // fastest second so far; the machine's, the largest over the CPUs. Its speed (`factor`) is what
@@ -13,9 +13,6 @@ import { fileURLToPath } from 'node:url'
 import { median } from './stats.js'
 
 const PROBE = fileURLToPath(new URL('./speed-probe.cjs', import.meta.url))
-// A slowdown past this is a slower machine than the benchmark's figures are read for; a slow
-// stretch on a shared host reads 1.4-1.9.
-export const SLOW = 1.25
 // A second's timings count towards a CPU's fastest only when there are at least this many.
 const MIN_TIMINGS_A_SECOND = 3
 
