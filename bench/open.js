@@ -150,7 +150,7 @@ function drive (port, load, seconds, mix, seed, speed) {
 }
 
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
-// of a k6 run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
+// of a run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
 // `server` (all its processes and threads); and, for a server of one process (not `forks`)
 // offered `rate` requests a second, the CPU time of its main thread and of its other threads
 // outside the pool (mainUs, helpersUs: µs a request at the reference speed: the client sends
@@ -240,8 +240,8 @@ async function fixSpeed (speed) {
 // Measures the compute limit and C, `rounds` times, then `rounds` times every load on every
 // server, the order of the servers rotated each round; reports each figure's median over the
 // rounds and its spread. At the reference speed C holds still but for the error of each
-// measurement (the speed probes' fib(22) slows more than HTTP's share of the work, so C read 15%
-// high once in three), and the median of its measurements sets the rates of every round. The
+// measurement (one taken while the machine ran at 0.65 of that speed read 15% over the two taken
+// nearer it), and the median of its measurements sets the rates of every round. The
 // speed probes' references are taken once the limit is measured, and hold for the whole run.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
