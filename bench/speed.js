@@ -37,12 +37,29 @@ export function fastestSecond (timings) {
   return medians.length === 0 ? undefined : Math.min(...medians)
 }
 
+// The timings ([[epoch ms, ms], ...], in time order, as a probe prints them) from `fromMs` to
+// `toMs`: found by bisection, since the open loop reads the last half second of a run's tens of
+// thousands ten times a second.
+export function timingsWithin (timings, fromMs, toMs) {
+  const first = (ms) => {
+    let low = 0
+    let high = timings.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (timings[mid][0] < ms) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+  return timings.slice(first(fromMs), first(toMs)).map(([, ms]) => ms)
+}
+
 // The machine's slowdown from `fromMs` to `toMs` (epoch ms), given each CPU's timings: undefined
 // when a CPU has none there or no fastest second yet.
 export function slowdownOf (timingsByCpu, fromMs, toMs) {
   let worst = 0
   for (const timings of timingsByCpu) {
-    const inside = timings.filter(([at]) => at >= fromMs && at < toMs).map(([, ms]) => ms)
+    const inside = timingsWithin(timings, fromMs, toMs)
     const fastest = fastestSecond(timings)
     if (inside.length === 0 || fastest === undefined) return undefined
     worst = Math.max(worst, median(inside) / fastest)
@@ -56,7 +73,7 @@ export function slowdownOf (timingsByCpu, fromMs, toMs) {
 export function factorOf (timingsByCpu, fromMs, toMs, references) {
   let sum = 0
   for (const [i, timings] of timingsByCpu.entries()) {
-    const inside = timings.filter(([at]) => at >= fromMs && at < toMs).map(([, ms]) => ms)
+    const inside = timingsWithin(timings, fromMs, toMs)
     if (inside.length === 0) return undefined
     sum += references[i] / median(inside)
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { allowedCpus, factorOf, fastestSecond, slowdownOf, watchSpeed } from '../../bench/speed.js'
+import { allowedCpus, factorOf, fastestSecond, slowdownOf, timingsWithin, watchSpeed } from '../../bench/speed.js'
 
 test('allowedCpus reads the kernel\'s list of CPUs, ranges and single ones', async (t) => {
   t.same(allowedCpus('Name:\tnode\nCpus_allowed:\t4f\nCpus_allowed_list:\t0-3,6\n'), [0, 1, 2, 3, 6])
@@ -29,6 +29,15 @@ test('slowdownOf is undefined with nothing to judge by', async (t) => {
 test('fastestSecond: the lowest median of a second of three timings or more', async (t) => {
   t.equal(fastestSecond(seconds(2, 1.5, 3)), 1.5)
   t.equal(fastestSecond([[100, 1], [400, 1]]), undefined)
+})
+
+test('timingsWithin: the timings from the start of the interval up to its end, not including it', async (t) => {
+  const timings = [[100, 1], [200, 2], [200, 3], [300, 4], [400, 5]]
+  t.same(timingsWithin(timings, 200, 400), [2, 3, 4])
+  t.same(timingsWithin(timings, 150, 250), [2, 3])
+  t.same(timingsWithin(timings, 0, 1000), [1, 2, 3, 4, 5])
+  t.same(timingsWithin(timings, 500, 600), [])
+  t.same(timingsWithin([], 0, 1), [])
 })
 
 test('factorOf: each CPU\'s reference over its median in the interval, averaged over the CPUs', async (t) => {
