@@ -53,11 +53,10 @@ export function summarise (answers, mix, dropped) {
     all: stats(ok.map((a) => a.ms)),
     dropped,
     refused: { ...stats(refused.map((a) => a.ms)), count: refused.length, withoutRetryAfter: refused.filter((a) => !(a.retryAfter >= 1)).length },
-    classes: Object.fromEntries(mix.map(([num]) => [num, {
-      ...stats(ok.filter((a) => a.num === num).map((a) => a.ms)),
-      ok: ok.filter((a) => a.num === num).length,
-      notOk: answers.filter((a) => a.num === num && a.status !== 200).length
-    }]))
+    classes: Object.fromEntries(mix.map(([num]) => {
+      const mine = ok.filter((a) => a.num === num)
+      return [num, { ...stats(mine.map((a) => a.ms)), ok: mine.length, notOk: answers.filter((a) => a.num === num && a.status !== 200).length }]
+    }))
   }
 }
 

@@ -12,18 +12,16 @@ export class Deadlines {
   #timer
   #ms
   #expire
-  #now
 
   // `expire(item)` is called for each item still pending `ms` after it was added.
-  constructor (ms, expire, { now = () => performance.now() } = {}) {
+  constructor (ms, expire) {
     this.#ms = ms
     this.#expire = expire
-    this.#now = now
   }
 
   // Adds `item`; returns its entry, for `delete`.
   add (item) {
-    const entry = { item, at: this.#now() + this.#ms }
+    const entry = { item, at: performance.now() + this.#ms }
     this.#pending.add(entry)
     if (this.#timer === undefined) this.#wait(entry.at)
     return entry
@@ -43,12 +41,12 @@ export class Deadlines {
 
   #wait (at) {
     // Not keeping the process alive: a pending item is a request in flight, which does.
-    this.#timer = setTimeout(this.#due, Math.max(0, at - this.#now())).unref()
+    this.#timer = setTimeout(this.#due, Math.max(0, at - performance.now())).unref()
   }
 
   #due = () => {
     this.#timer = undefined
-    const now = this.#now()
+    const now = performance.now()
     for (const entry of this.#pending) {
       if (entry.at > now) return this.#wait(entry.at)
       this.#pending.delete(entry)
