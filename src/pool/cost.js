@@ -1,5 +1,7 @@
 // Predicts a task's compute time before it runs: milliseconds = c x work, where `work` is what
 // the task's input says about its size and c is learned online from measured compute times.
+// It also keeps the lowest c measured: what a task computes in while the machine runs at its
+// fastest, a task's size in milliseconds that a slow spell of the host does not change.
 
 // Weight kept by the past at each new measurement: about the last ten tasks count. Measurements
 // are weighted by their work, so a 70 ms task says more about c than a 0.05 ms one, whose time is
@@ -9,17 +11,26 @@ const DECAY = 0.9
 export class CostModel {
   #ms = 0
   #work = 0
+  #fastest = Infinity
 
   // A task of `work` units took `ms` to compute.
   observe (work, ms) {
     if (!(work > 0 && ms >= 0)) return
     this.#ms = this.#ms * DECAY + ms
     this.#work = this.#work * DECAY + work
+    // A task measured at 0 ms (under the timer's resolution) says nothing of the fastest rate.
+    if (ms > 0) this.#fastest = Math.min(this.#fastest, ms / work)
   }
 
   // Milliseconds a task of `work` units is expected to compute; 0 until a measurement arrives.
   predict (work) {
     return this.#work === 0 ? 0 : work * this.#ms / this.#work
+  }
+
+  // Milliseconds a task of `work` units computes at the fastest rate measured so far; Infinity
+  // until a task has taken measurable time.
+  fastest (work) {
+    return work * this.#fastest
   }
 
   // The work expected to compute in `ms`; Infinity while every task measured took no time.

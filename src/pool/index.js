@@ -155,7 +155,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const work = task.work(input)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
-    const place = queue.size === 0 && placeFor(costMs)
+    const place = queue.size === 0 && placeFor(work)
     if (place) {
       const job = admit(input, work, costMs, request)
       return settle(job, start(job, place))
@@ -212,20 +212,21 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
   }
 
-  // Where a task predicted to compute `costMs` can go now: IDLE, an idle thread; `{ behind, dear }`,
-  // behind the one task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (dear: over
+  // Where a task of `work` can go now: IDLE, an idle thread; `{ behind, dear }`, behind the one
+  // task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS (dear: predicted over
   // SECOND_SLOT_MAX_MS, so cancelled there once the task ahead has settled, start()); EXPRESS,
-  // the express thread, for a task of at most POOL_EXPRESS_MAX_MS when no thread's work is
-  // predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
+  // the express thread, for a task of at most POOL_EXPRESS_MAX_MS at the fastest the machine has
+  // computed (cost.js: on a host whose speed swings 2x, a cheap task stays cheap) when no
+  // thread's work is predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
   // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
   // The express task shares the cores with the threads' tasks rather than wait for one of them
   // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
-  function placeFor (costMs) {
+  function placeFor (work) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
     const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS) : undefined
-    if (behind !== undefined) return { behind, dear: costMs > SECOND_SLOT_MAX_MS }
-    if (costMs > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
+    if (behind !== undefined) return { behind, dear: model.predict(work) > SECOND_SLOT_MAX_MS }
+    if (model.fastest(work) > expressMaxMs || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
     if (saturation.value > EXPRESS_MAX_SATURATION) return undefined
     return balancer.soonestEnd() > now + SECOND_SLOT_MAX_MS ? EXPRESS : undefined
   }
@@ -301,8 +302,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // end for the task to wait there, if no arrival or completion has run it by then.
   function pump () {
     while (queue.size > 0) {
-      const costMs = model.predict(queue.peek())
-      const place = placeFor(costMs)
+      const place = placeFor(queue.peek())
       if (!place) return pumpAt()
       const job = queue.shift()
       job.cancel.removeListener('abort', job.dequeue)

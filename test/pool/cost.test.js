@@ -64,3 +64,16 @@ test('a burst of tiny tasks moves the rate less than one big task', async (t) =>
   for (let n = 0; n < 5; n++) model.observe(1, 0.1)
   t.ok(model.predict(1000) < 11, `weighted by work, the big measurement still dominates (${model.predict(1000).toFixed(2)} ms)`)
 })
+
+test('the fastest rate measured: a task\'s time at it, unchanged by slower measurements or ones of 0 ms', async (t) => {
+  const model = new CostModel()
+  t.equal(model.fastest(10), Infinity, 'untrained')
+  model.observe(10, 0)
+  t.equal(model.fastest(10), Infinity, 'a task measured at 0 ms sets no rate')
+  model.observe(10, 20) // 2 ms per unit
+  t.equal(model.fastest(5), 10)
+  model.observe(10, 10) // 1 ms per unit
+  for (let n = 0; n < 30; n++) model.observe(10, 40) // the machine four times slower
+  t.equal(model.fastest(5), 5, 'the lowest rate, kept')
+  t.ok(model.predict(5) > 15, `while the prediction follows the machine (${model.predict(5).toFixed(1)} ms)`)
+})

@@ -648,7 +648,7 @@ test('the express thread steps aside once every thread has been busy for over a 
   t.same(order.slice(-2), ['long 2', 'late'])
 })
 
-test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
+test('a task of more than POOL_EXPRESS_MAX_MS at the fastest rate measured waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
   // One pool each: what a task runs teaches the cost model, and a task that arrives behind a
   // waiting one waits behind it in the queue, wherever it could go.
   for (const [name, num, order] of [['over', 4, ['long', 'over']], ['exact', 5, ['exact', 'long']]]) {
@@ -659,6 +659,20 @@ test('a task predicted at more than POOL_EXPRESS_MAX_MS waits for a thread; at e
     await Promise.all([long, ran.request(name, num)]) // predicted 3.1 ms (over) or 3 (exact)
     t.same(ran.order, order, name)
   }
+})
+
+test('once the machine computes slower, a cheap task predicted over POOL_EXPRESS_MAX_MS still takes the express thread: its size is its time at the fastest rate measured', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 20: 5, 5: 0.2 }) })
+  const { order, request } = inOrder(app)
+  await request('slow', 20) // 5 units in 200 ms: 40 ms a unit, four times the calibration's 10
+  t.ok(app.pool.predict({ num: 5 }) > 3, `predicted at ${app.pool.predict({ num: 5 }).toFixed(1)} ms, 2 at the fastest rate`)
+  const long = request('long', 30) // 300 ms
+  await until(() => app.pool.busy === 1)
+  const cheap = request('cheap', 5) // runs 50 ms
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 0, 'it runs beside the long task')
+  await Promise.all([long, cheap])
+  t.same(order, ['slow', 'cheap', 'long'])
 })
 
 test('a cheap task waits behind a busy thread whose task ends within 5 ms rather than take the express thread', async (t) => {
