@@ -6,9 +6,9 @@
 // first ends (fib(27) at concurrency 4: 0.932-0.953x the cluster's throughput against
 // 0.867-0.877x in two runs, bench/ladder.js). The price: a task handed over behind another cannot
 // be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
-// thread only behind a task predicted to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must
-// know when each thread is idle and when its work is predicted to end, which is what `holding`
-// and `ends` keep.
+// thread only behind a task sure to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must know
+// when each thread is idle and when its work is predicted to end, which is what `holding`, `ends`
+// and `running` keep.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
@@ -20,6 +20,8 @@ export class Balancer {
   #holding = new Map()
   // When the tasks handed to each thread are predicted to be done (ms, on `now`'s clock).
   #ends = new Map()
+  // The predicted compute of the task each busy thread runs, and of the one behind it if any.
+  #running = new Map()
   // What to call once the task each thread runs has settled (afterCurrent).
   #after = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
@@ -48,10 +50,14 @@ export class Balancer {
     return worker
   }
 
-  // When `thread` may take a task behind the one task it holds: `withinMs` before that task is
-  // predicted to end (Infinity while it holds none, or two).
+  // When `thread` may take a task behind the one task it holds: `withinMs` before that task would
+  // end if it computed at half its predicted speed, its predicted end plus its cost (Infinity
+  // while it holds none, or two). Its predicted end alone is not enough: on a host whose speed
+  // swings from one second to the next, a task's compute time reached 1.4x its prediction at the
+  // 90th percentile and 2x at the 99th, and 15-26% of the tasks handed over within 5 ms of the
+  // predicted end of the one ahead waited over 10 ms there (docs/design.md, "The pool").
   #opensAt (thread, withinMs) {
-    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) - withinMs : Infinity
+    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) + this.#running.get(thread)[0] - withinMs : Infinity
   }
 
   // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is
@@ -95,6 +101,7 @@ export class Balancer {
       const now = this.#now()
       this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
       this.#ends.set(thread, Math.max(now, this.#ends.get(thread) ?? now) + costMs)
+      this.#running.set(thread, [...(this.#running.get(thread) ?? []), costMs])
     }
     return { promise, thread }
   }
@@ -108,9 +115,11 @@ export class Balancer {
     const left = this.#holding.get(thread) - 1
     if (left > 0) {
       this.#holding.set(thread, left)
+      this.#running.set(thread, this.#running.get(thread).slice(1))
     } else {
       this.#holding.delete(thread)
       this.#ends.delete(thread)
+      this.#running.delete(thread)
     }
     const after = this.#after.get(thread)
     if (after === undefined) return

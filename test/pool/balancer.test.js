@@ -49,36 +49,47 @@ test('a thread whose one task carries no signal (it waited behind another, which
   t.equal(place([worker(1, 2), worker(2, 2)], 1, 1).thread, undefined, 'not once it holds two without signals')
 })
 
-test('a busy thread is offered for a second task only while its work is predicted to end by the limit, the soonest first', async (t) => {
+test('a busy thread is offered for a second task only while its task is sure to end by the limit, even at half its predicted speed; the soonest first', async (t) => {
   const { balancer, clock, place } = setup()
-  place([worker(1, 0)], 40) // thread 1: done at 1040
-  const first = place([worker(1, 1), worker(2, 0)], 3) // thread 2: done at 1003
-  place([worker(1, 1), worker(2, 1), worker(3, 0)], 20) // thread 3: done at 1020
-  t.equal(balancer.endingBy(1002), undefined, 'none ends by 1002')
-  t.equal(balancer.endingBy(1005), 2)
-  t.equal(balancer.endingBy(2000), 2, 'all do: the one that ends first, neither the first nor the last handed work')
+  place([worker(1, 0)], 40) // thread 1: done at 1040, 1080 at half speed
+  const first = place([worker(1, 1), worker(2, 0)], 3) // thread 2: done at 1003, 1006
+  place([worker(1, 1), worker(2, 1), worker(3, 0)], 20) // thread 3: done at 1020, 1040
+  t.equal(balancer.endingBy(1005), undefined, 'none surely ends by 1005: thread 2\'s 3 ms task may take 6')
+  t.equal(balancer.endingBy(1006), 2)
+  t.equal(balancer.endingBy(2000), 2, 'all do: the one predicted to end first, neither the first nor the last handed work')
   clock.ms = 1001
   t.equal(place([worker(1, 1), worker(2, 1), worker(3, 1)], 2, 2).thread, 2, 'a second task on thread 2, behind 2 ms of the first')
   t.equal(balancer.endingBy(2000), 3, 'thread 2 holds two tasks: it is not offered')
   balancer.settled(first.thread)
-  t.equal(balancer.endingBy(1004), undefined, 'thread 2\'s work ends at 1005, after both tasks')
-  t.equal(balancer.endingBy(1005), 2)
+  t.equal(balancer.endingBy(1006), undefined, 'thread 2 now runs the second task: done at 1005, 1007 at half speed')
+  t.equal(balancer.endingBy(1007), 2)
+})
+
+test('a dear task near its predicted end is no place to wait: it may run far past it', async (t) => {
+  const { balancer, clock, place } = setup()
+  place([worker(1, 0)], 60) // done at 1060 as predicted, 1120 at half speed
+  clock.ms = 1058
+  t.equal(balancer.endingBy(clock.ms, 5), undefined, '2 ms before its predicted end')
+  clock.ms = 1090
+  t.equal(balancer.endingBy(clock.ms, 5), undefined, '30 ms past it')
+  t.equal(balancer.endingBy(1115, 5), 1, 'within 5 ms of its end at half speed')
 })
 
 test('a thread\'s predicted end runs from when it is handed work, and is forgotten when it is idle', async (t) => {
   const { balancer, clock, place } = setup()
   const late = place([worker(7, 0)], 10)
-  clock.ms = 1500 // the task is late: predicted to end by 1010
-  t.equal(balancer.endingBy(1010), 7)
+  clock.ms = 1500 // the task is late: predicted to end by 1010, by 1020 at half speed
+  t.equal(balancer.endingBy(1019), undefined)
+  t.equal(balancer.endingBy(1020), 7)
   balancer.settled(late.thread)
   t.equal(balancer.endingBy(Infinity), undefined, 'an idle thread is not offered as busy')
   const early = place([worker(7, 0)], 100)
-  t.equal(balancer.endingBy(1599), undefined, 'its new task ends at 1600, not 1110')
-  t.equal(balancer.endingBy(1600), 7)
+  t.equal(balancer.endingBy(1699), undefined, 'its new task ends at 1600, 1700 at half speed, not 1110')
+  t.equal(balancer.endingBy(1700), 7)
   clock.ms = 1510 // done 90 ms early
   balancer.settled(early.thread)
   place([worker(7, 0)], 10)
-  t.equal(balancer.endingBy(1520), 7, 'the next task ends at 1520, not behind the 1600 of the last')
+  t.equal(balancer.endingBy(1530), 7, 'the next task ends at 1520, 1530 at half speed, not behind the 1600 of the last')
 })
 
 test('a thread holding two tasks is idle only once both settle', async (t) => {
@@ -154,13 +165,13 @@ test('what waits for the task a thread runs now is called once that task settles
   t.equal(calls.length, 3, 'and never again')
 })
 
-test('a busy thread opens for a second task when its one task comes within the limit of its predicted end', async (t) => {
+test('a busy thread opens for a second task when its one task comes within the limit of its end at half speed', async (t) => {
   const { balancer, clock, place } = setup()
   t.equal(balancer.opensAt(5), Infinity, 'no thread busy')
-  place([worker(1, 0)], 20) // handed at 1000, done at 1020
+  place([worker(1, 0)], 20) // handed at 1000, done at 1020, 1040 at half speed
   clock.ms = 1001
-  place([worker(1, 1), worker(2, 0)], 3) // handed at 1001, done at 1004
-  t.equal(balancer.opensAt(5), 999, 'thread 2: its end is within 5 ms already')
+  place([worker(1, 1), worker(2, 0)], 3) // handed at 1001, done at 1004, 1007 at half speed
+  t.equal(balancer.opensAt(5), 1002, 'thread 2, 5 ms before 1007')
   place([worker(1, 1), worker(2, 1)], 1, 2)
-  t.equal(balancer.opensAt(5), 1015, 'thread 2 holds two tasks: thread 1, 5 ms before its end')
+  t.equal(balancer.opensAt(5), 1035, 'thread 2 holds two tasks: thread 1, 5 ms before 1040')
 })

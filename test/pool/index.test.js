@@ -124,11 +124,13 @@ test('a dear task waiting on a busy thread whose client goes away is answered at
 test('a dear task that waited on a thread and now runs there, with another waiting behind it, is cancelled at once when its client goes away', async (t) => {
   // The first task, 300 ms where 0.1 were predicted, teaches the cost model a far dearer machine:
   // a wait bound that admits the cheap one behind the dear one all the same.
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '20000' }, { task: misjudged({ 30: 0.01, 5: 0.01 }) })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '20000' }, { task: misjudged({ 30: 0.01, 5: 0.01, 40: 5 }) })
   const first = app.pool.run({ num: 30 }, new EventEmitter()) // predicted 0.1 ms, runs 300
   await sleep(20)
   const client = new EventEmitter()
-  const dear = app.pool.run({ num: 40 }, client) // 400 ms, behind the first
+  // Predicted 50 ms, over 5 (a dear task), and sure to end by 120 ms at half that speed: once the
+  // first is done, at 300 ms, a cheap task may wait behind it. It runs 400 ms.
+  const dear = app.pool.run({ num: 40 }, client)
   t.equal((await first).result, 30)
   const cheap = app.pool.run({ num: 5 }, new EventEmitter()) // predicted about 1 ms, runs 50
   await until(() => app.pool.inFlight === 2 && app.pool.queuedWorkMs === 0)
@@ -141,16 +143,16 @@ test('a dear task that waited on a thread and now runs there, with another waiti
   t.equal(value(metrics, 'fib_pool_tasks_retried_total'), 1, 'the dear one\'s thread was terminated at once, and the cheap one handed over again')
 })
 
-test('with POOL_TASKS_PER_THREAD=2 a queued task moves behind a busy thread once its task nears its predicted end, with no arrival or completion meanwhile', async (t) => {
-  // The first task is predicted to take 100 ms and runs 300; the second, 4 ms.
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 10, 10: 0.4 }) })
+test('with POOL_TASKS_PER_THREAD=2 a queued task moves behind a busy thread once its task nears its end at half its predicted speed, with no arrival or completion meanwhile', async (t) => {
+  // The first task is predicted to take 50 ms (100 at half speed) and runs 300; the second, 4 ms.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 5, 10: 0.4 }) })
   const tasks = [app.inject('/fib?num=30')]
   await until(() => app.pool.busy === 1)
   tasks.push(app.inject('/fib?num=10'))
   await until(() => app.pool.inFlight === 2)
-  t.equal(app.pool.queuedWorkMs, 4, 'the first is predicted to run 100 ms more: the second waits in the queue')
+  t.equal(app.pool.queuedWorkMs, 4, 'the first may run 100 ms more: the second waits in the queue')
   await sleep(150)
-  t.equal(app.pool.queuedWorkMs, 0, 'handed to the thread 5 ms before the first\'s predicted end, not when it ends, 150 ms later')
+  t.equal(app.pool.queuedWorkMs, 0, 'handed to the thread 5 ms before the first\'s end at half speed, not when it ends, 150 ms later')
   t.match(app.pool, { busy: 1, inFlight: 2 }, 'the first task still runs')
   for (const res of await Promise.all(tasks)) t.equal(res.statusCode, 200)
 })
@@ -516,10 +518,10 @@ test('the predicted wait counts the work still on the threads, and nothing once 
 
 test('a cheap task that arrives while a dear one waits goes behind the busy thread in the queue\'s order, first', async (t) => {
   // No express thread, which the cheap one would take.
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 30: 10 }) })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 30: 5 }) })
   const { fib, metric } = await served(app)
   const gone = new AbortController()
-  const running = fib(30, { signal: gone.signal }) // predicted 100 ms, runs 300
+  const running = fib(30, { signal: gone.signal }) // predicted 50 ms (100 at half speed), runs 300
   await until(() => app.pool.busy === 1)
   const dear = fib(10) // 100 ms: the running task is predicted to go on for longer than 5 ms
   await until(() => app.pool.queued === 1)
@@ -527,7 +529,8 @@ test('a cheap task that arrives while a dear one waits goes behind the busy thre
   await until(() => app.pool.queued === 2)
   t.equal(app.pool.queuedWorkMs, 100, 'both wait in the queue')
   await sleep(150)
-  // Past the running task's predicted end: the cheap one, due first, was handed to the thread.
+  // Past the running task's end at half its predicted speed: the cheap one, due first, was
+  // handed to the thread.
   t.equal(app.pool.queuedWorkMs, 100, 'the dear one is left in the queue')
   gone.abort()
   await t.rejects(running)
@@ -536,10 +539,10 @@ test('a cheap task that arrives while a dear one waits goes behind the busy thre
 })
 
 test('with POOL_TASKS_PER_THREAD=2 a task predicted at exactly 5 ms may wait on a busy thread whose task ends within 5 ms', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.5, 40: 0.5 }) })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '2' }, { task: misjudged({ 30: 0.25, 40: 0.5 }) })
   const { fib, metric } = await served(app)
   const gone = new AbortController()
-  const running = fib(30, { signal: gone.signal }) // predicted 5 ms, runs 300
+  const running = fib(30, { signal: gone.signal }) // predicted 2.5 ms (5 at half speed), runs 300
   await until(() => app.pool.busy === 1)
   const second = fib(40) // predicted 5 ms: waits on the thread
   await until(() => app.pool.inFlight === 2)
@@ -675,11 +678,11 @@ test('once the machine computes slower, a cheap task predicted over POOL_EXPRESS
   t.same(order, ['slow', 'cheap', 'long'])
 })
 
-test('a cheap task waits behind a busy thread whose task ends within 5 ms rather than take the express thread', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 30: 0.4 }) })
+test('a cheap task waits behind a busy thread whose task ends within 5 ms even at half its predicted speed rather than take the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 30: 0.2 }) })
   const { fib, metric } = await served(app)
   const gone = new AbortController()
-  const running = fib(30, { signal: gone.signal }) // predicted 4 ms, runs 300
+  const running = fib(30, { signal: gone.signal }) // predicted 2 ms (4 at half speed), runs 300
   await until(() => app.pool.busy === 1)
   const cheap = fib(0)
   await until(() => app.pool.inFlight === 2)
