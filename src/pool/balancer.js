@@ -50,14 +50,16 @@ export class Balancer {
     return worker
   }
 
-  // When `thread` may take a task behind the one task it holds: `withinMs` before that task would
-  // end if it computed at half its predicted speed, its predicted end plus its cost (Infinity
-  // while it holds none, or two). Its predicted end alone is not enough: on a host whose speed
-  // swings from one second to the next, a task's compute time reached 1.4x its prediction at the
-  // 90th percentile and 2x at the 99th, and 15-26% of the tasks handed over within 5 ms of the
-  // predicted end of the one ahead waited over 10 ms there (docs/design.md, "The pool").
+  // When `thread` may take a task behind the one task it holds (Infinity while it holds none, or
+  // two): once that task is predicted to end within `withinMs`, and would end within twice that
+  // at half its predicted speed (its predicted end plus its cost). The second bound holds back
+  // only tasks dearer than `withinMs`: behind a cheap one the hand-over saves a round trip between
+  // tasks of a few milliseconds; behind a dear one a wrong prediction costs far more. On a host
+  // whose speed swings from one second to the next, a task's compute time reached 1.4x its
+  // prediction at the 90th percentile and 2x at the 99th; with the first bound alone, 15-26% of
+  // the tasks handed over waited over 10 ms there (docs/design.md, "The pool").
   #opensAt (thread, withinMs) {
-    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) + this.#running.get(thread)[0] - withinMs : Infinity
+    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) - withinMs + Math.max(0, this.#running.get(thread)[0] - withinMs) : Infinity
   }
 
   // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is

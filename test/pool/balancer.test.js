@@ -72,7 +72,8 @@ test('a dear task near its predicted end is no place to wait: it may run far pas
   t.equal(balancer.endingBy(clock.ms, 5), undefined, '2 ms before its predicted end')
   clock.ms = 1090
   t.equal(balancer.endingBy(clock.ms, 5), undefined, '30 ms past it')
-  t.equal(balancer.endingBy(1115, 5), 1, 'within 5 ms of its end at half speed')
+  t.equal(balancer.endingBy(1109, 5), undefined)
+  t.equal(balancer.endingBy(1110, 5), 1, 'within 10 ms of its end at half speed')
 })
 
 test('a thread\'s predicted end runs from when it is handed work, and is forgotten when it is idle', async (t) => {
@@ -165,13 +166,13 @@ test('what waits for the task a thread runs now is called once that task settles
   t.equal(calls.length, 3, 'and never again')
 })
 
-test('a busy thread opens for a second task when its one task comes within the limit of its end at half speed', async (t) => {
+test('a busy thread opens for a second task when its one task comes within the limit of its predicted end, and within twice the limit of its end at half speed', async (t) => {
   const { balancer, clock, place } = setup()
   t.equal(balancer.opensAt(5), Infinity, 'no thread busy')
   place([worker(1, 0)], 20) // handed at 1000, done at 1020, 1040 at half speed
   clock.ms = 1001
   place([worker(1, 1), worker(2, 0)], 3) // handed at 1001, done at 1004, 1007 at half speed
-  t.equal(balancer.opensAt(5), 1002, 'thread 2, 5 ms before 1007')
+  t.equal(balancer.opensAt(5), 999, 'thread 2, 5 ms before its predicted end: a cheap task opens as it would without the second bound')
   place([worker(1, 1), worker(2, 1)], 1, 2)
-  t.equal(balancer.opensAt(5), 1035, 'thread 2 holds two tasks: thread 1, 5 ms before 1040')
+  t.equal(balancer.opensAt(5), 1030, 'thread 2 holds two tasks: thread 1, 10 ms before 1040')
 })
