@@ -51,13 +51,13 @@ export class Balancer {
   }
 
   // When `thread` may take a task behind the one task it holds (Infinity while it holds none, or
-  // two): once that task is predicted to end within `withinMs`, and would end within twice that
-  // at half its predicted speed (its predicted end plus its cost). The second bound holds back
-  // only tasks dearer than `withinMs`: behind a cheap one the hand-over saves a round trip between
-  // tasks of a few milliseconds; behind a dear one a wrong prediction costs far more. On a host
-  // whose speed swings from one second to the next, a task's compute time reached 1.4x its
-  // prediction at the 90th percentile and 2x at the 99th; with the first bound alone, 15-26% of
-  // the tasks handed over waited over 10 ms there (docs/design.md, "The pool").
+  // two): once that task is predicted to end within `withinMs`, and would end within twice that at
+  // half its predicted speed (its predicted end plus its cost). The second bound holds back only
+  // tasks dearer than `withinMs`: behind a cheap one the hand-over saves a round trip between tasks
+  // of a few milliseconds; behind a dear one a wrong prediction costs far more. On a host whose
+  // speed swings from one second to the next, a task's compute time reached 1.3-1.4x its prediction
+  // at the 90th percentile and 1.9-2.7x at the 99th; with the first bound alone, 15-26% of the
+  // tasks handed over waited over 10 ms there (docs/design.md, "The pool").
   #opensAt (thread, withinMs) {
     return this.#holding.get(thread) === 1 ? this.#ends.get(thread) - withinMs + Math.max(0, this.#running.get(thread)[0] - withinMs) : Infinity
   }

@@ -35,12 +35,12 @@ export const FIB_TASK = {
 
 // Calibration runs the input this many times on every thread; each thread's fastest run counts.
 export const CALIBRATION_ROUNDS = 5
-// With POOL_TASKS_PER_THREAD=2, the most the task running on a busy thread may be predicted to
-// have left (and half the most it may have left at half its predicted speed, balancer.js) for the
-// next task to be handed to that thread. Waiting there, the next task starts
-// without the round trip through the main thread (0.1-0.3 ms); handed over earlier, it would hold
-// back every cheaper task that arrives meanwhile, or wait for its thread while others free up
-// (behind a fib(35), the whole 90 ms of it).
+// With POOL_TASKS_PER_THREAD=2, the most the task running on a busy thread may be predicted to have
+// left, and half the most it may have left at half its predicted speed (balancer.js), for the next
+// task to be handed to that thread. Waiting there, the next task starts without the round trip
+// through the main thread (0.1-0.3 ms); handed over earlier, it would hold back every cheaper task
+// that arrives meanwhile, or wait for its thread while others free up (behind a fib(35), the whole
+// 90 ms of it).
 export const SECOND_SLOT_MAX_MS = 5
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus the wait predicted as it arrives.
@@ -214,14 +214,15 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // Where a task of `work` can go now: IDLE, an idle thread; `{ behind, dear }`, behind the one
-  // task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS and within twice that at half speed (balancer.js; dear: predicted over
-  // SECOND_SLOT_MAX_MS, so cancelled there once the task ahead has settled, start()); EXPRESS,
-  // the express thread, for a task of at most POOL_EXPRESS_MAX_MS at the fastest the machine has
-  // computed (cost.js: on a host whose speed swings 2x, a cheap task stays cheap) when no
-  // thread's work is predicted to end within SECOND_SLOT_MAX_MS and the threads are not saturated
-  // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue.
-  // The express task shares the cores with the threads' tasks rather than wait for one of them
-  // to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
+  // task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS and within twice that at
+  // half its predicted speed (balancer.js; dear: predicted over SECOND_SLOT_MAX_MS, so cancelled
+  // there once the task ahead has settled, start()); EXPRESS, the express thread, for a task of at
+  // most POOL_EXPRESS_MAX_MS at the fastest the machine has computed (cost.js: on a host whose
+  // speed swings 2x, a cheap task stays cheap) when no thread's work is predicted to end within
+  // SECOND_SLOT_MAX_MS and the threads are not saturated (EXPRESS_MAX_SATURATION); or nowhere
+  // (undefined): it waits in the queue. The express task shares the cores with the threads' tasks
+  // rather than wait for one of them to end: a fib(26) that finds both threads on a fib(34) takes
+  // ~1 ms instead of up to 33.
   function placeFor (work) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
