@@ -7,8 +7,8 @@
 // 0.867-0.877x in two runs, bench/ladder.js). The price: a task handed over behind another cannot
 // be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
 // thread only behind a task sure to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must know
-// when each thread is idle and when its work is predicted to end, which is what `holding`, `ends`
-// and `running` keep.
+// when each thread is idle and when its work is predicted to end, which is what `holding` and
+// `ends` keep.
 import { performance } from 'node:perf_hooks'
 
 // Idle, or running exactly one task, with a signal (Piscina counts it as Infinity) or without (a
@@ -16,12 +16,11 @@ import { performance } from 'node:perf_hooks'
 const mayTakeOneMore = (worker) => worker.currentUsage === 0 || worker.isRunningAbortableTask || worker.currentUsage === 1
 
 export class Balancer {
-  // Tasks the pool has handed to each thread (by threadId) and not yet seen settle.
+  // The tasks the pool has handed to each thread (by threadId) and not yet seen settle, as their
+  // predicted compute, in the order handed over: the first runs.
   #holding = new Map()
   // When the tasks handed to each thread are predicted to be done (ms, on `now`'s clock).
   #ends = new Map()
-  // The predicted compute of the task each busy thread runs, and of the one behind it if any.
-  #running = new Map()
   // What to call once the task each thread runs has settled (afterCurrent).
   #after = new Map()
   // Handed over while no thread was ready (a thread being replaced): Piscina holds them.
@@ -59,7 +58,8 @@ export class Balancer {
   // at the 90th percentile and 1.9-2.7x at the 99th; with the first bound alone, 15-26% of the
   // tasks handed over waited over 10 ms there (docs/design.md, "The pool").
   #opensAt (thread, withinMs) {
-    return this.#holding.get(thread) === 1 ? this.#ends.get(thread) - withinMs + Math.max(0, this.#running.get(thread)[0] - withinMs) : Infinity
+    const held = this.#holding.get(thread)
+    return held?.length === 1 ? this.#ends.get(thread) - withinMs + Math.max(0, held[0] - withinMs) : Infinity
   }
 
   // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is
@@ -101,9 +101,10 @@ export class Balancer {
       this.#unplaced++
     } else {
       const now = this.#now()
-      this.#holding.set(thread, (this.#holding.get(thread) ?? 0) + 1)
+      const held = this.#holding.get(thread)
+      if (held === undefined) this.#holding.set(thread, [costMs])
+      else held.push(costMs)
       this.#ends.set(thread, Math.max(now, this.#ends.get(thread) ?? now) + costMs)
-      this.#running.set(thread, [...(this.#running.get(thread) ?? []), costMs])
     }
     return { promise, thread }
   }
@@ -114,14 +115,11 @@ export class Balancer {
       this.#unplaced--
       return
     }
-    const left = this.#holding.get(thread) - 1
-    if (left > 0) {
-      this.#holding.set(thread, left)
-      this.#running.set(thread, this.#running.get(thread).slice(1))
-    } else {
+    const held = this.#holding.get(thread)
+    held.shift()
+    if (held.length === 0) {
       this.#holding.delete(thread)
       this.#ends.delete(thread)
-      this.#running.delete(thread)
     }
     const after = this.#after.get(thread)
     if (after === undefined) return
