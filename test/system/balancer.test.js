@@ -4,9 +4,8 @@
 // 200; without the file's retry policy, the killed replica's requests are lost.
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -129,8 +128,8 @@ test('through HAProxy, every GET is answered 200 across a replica killed mid-tas
 })
 
 test('without the retry policy, requests are lost: the killed replica\'s, and those the draining one refuses', { skip: !haproxyInstalled && 'haproxy is not installed' }, async (t) => {
-  const bare = join(tmpdir(), `haproxy-no-retries-${process.pid}.cfg`)
-  writeFileSync(bare, readFileSync(CONFIG, 'utf8').replace(/^\s*(retries|option redispatch|retry-on)\b.*$/gm, ''))
+  // A fixture of tap's, removed after the test.
+  const bare = join(t.testdir({ 'haproxy.cfg': readFileSync(CONFIG, 'utf8').replace(/^\s*(retries|option redispatch|retry-on)\b.*$/gm, '') }), 'haproxy.cfg')
   const { statuses } = await scenario(t, bare)
   const lost = Object.entries(statuses).filter(([status]) => status !== '200').reduce((sum, [, n]) => sum + n, 0)
   t.ok(lost > 0, `not 200: ${JSON.stringify(statuses)}`)
