@@ -7,6 +7,13 @@
 // are weighted by their work, so a 70 ms task says more about c than a 0.05 ms one, whose time is
 // mostly fixed overhead and timer noise.
 const DECAY = 0.9
+// A task's time counts up to this many times its prediction. Beyond that its thread was most
+// likely stopped, not slow: by the host, or by its container's CPU quota. Learnt whole, one task
+// that waited out a stop of 0.4 s made the predictions 6-7x too long for the next ten tasks or so,
+// and the pool refused tasks as if they would wait over POOL_MAX_WAIT_MS behind 0.3 s of work. A
+// machine that slows down is still followed, within a few tasks; on a host whose speed swings, a
+// task's time reached 1.9-2.7x its prediction at the 99th percentile, learnt whole.
+export const MAX_TIME_PER_PREDICTION = 3
 
 export class CostModel {
   #ms = 0
@@ -16,7 +23,8 @@ export class CostModel {
   // A task of `work` units took `ms` to compute.
   observe (work, ms) {
     if (!(work > 0 && ms >= 0)) return
-    this.#ms = this.#ms * DECAY + ms
+    const predicted = this.predict(work)
+    this.#ms = this.#ms * DECAY + (predicted > 0 ? Math.min(ms, MAX_TIME_PER_PREDICTION * predicted) : ms)
     this.#work = this.#work * DECAY + work
     // A task measured at 0 ms (under the timer's resolution) says nothing of the fastest rate.
     if (ms > 0) this.#fastest = Math.min(this.#fastest, ms / work)
