@@ -10,10 +10,10 @@ const DECAY = 0.9
 // A task's time counts up to this many times its prediction. Beyond that its thread was most
 // likely stopped, not slow: by the host, or by its container's CPU quota. Learnt whole, one task
 // that waited out a stop of 0.4 s made the predictions 6-7x too long for the next ten tasks or so,
-// and the pool refused tasks as if they would wait over POOL_MAX_WAIT_MS behind 0.3 s of work. A
-// machine that slows down is still followed, within a few tasks; on a host whose speed swings, a
-// task's time reached 1.9-2.7x its prediction at the 99th percentile, learnt whole.
-export const MAX_TIME_PER_PREDICTION = 3
+// and the pool refused tasks as if they would wait over POOL_MAX_WAIT_MS behind 0.3 s of work; at
+// three times, one stalled big task still did. A machine that slows down is still followed, a few
+// tasks later: on a host whose speed swings, 1% of tasks took 2-2.7x their prediction.
+export const MAX_TIME_PER_PREDICTION = 2
 
 export class CostModel {
   #ms = 0
