@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
-import { pct0 } from './report.js'
+import { CREDIBLE_CAPACITY, HEALTHY_CAPACITY, pct0 } from './report.js'
 import { watchSpeed } from './speed.js'
 import { median, spread } from './stats.js'
 
@@ -35,12 +35,6 @@ export const MIXES = {
 export const LOADS = [0.5, 0.7, 0.8, 0.9, 0.95]
 // The closed loop that measures C: clients and seconds.
 export const CAPACITY_VUS = 16
-// Below this C / limit, the client or the harness is eating the machine.
-const HEALTHY_CAPACITY = 0.85
-// Above it, C is past what the threads compute with no HTTP at all, which no server reaches: the
-// speed probes read the machine differently while the limit and while C were measured. In a run
-// at 1.22, 70% of C kept the machine 82-94% busy, against 77% in one at 1.07.
-const CREDIBLE_CAPACITY = 1.1
 // The speed probes time each CPU this often, and the client's rate follows their median over the
 // last SPEED_SPAN_MS, sent to it every SPEED_EVERY_MS.
 const PROBE_EVERY_MS = 50
