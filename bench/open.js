@@ -150,10 +150,10 @@ function drive (port, load, seconds, mix, seed, speed) {
 // Shares of the machine's CPU time from `fromS` to `toS` seconds after the call, the steady middle
 // of a run (past its start-up, before its drain): busy, stolen by the hypervisor, and used by
 // `server` (all its processes and threads); and, for a server of one process (not `forks`)
-// offered `rate` requests a second, the CPU time of its main thread and of its other threads
-// outside the pool (mainUs, helpersUs: µs a request at the reference speed: the client sends
-// `rate` times the speed, and each request takes the inverse of it in CPU time, so the CPU time
-// over the requests `rate` offers), where what a server spends beside the tasks shows. Call the
+// offered `rate` requests a second, the CPU time of its main thread, of its pool's threads and of
+// its other threads (mainUs, poolUs, helpersUs: µs a request at the reference speed: the client
+// sends `rate` times the speed, and each request takes the inverse of it in CPU time, so the CPU
+// time over the requests `rate` offers), where what a server spends beside the tasks shows. Call the
 // returned function when the run is over; undefined if the window did not close.
 function cpuWindow ({ pid, forks }, fromS, toS, rate) {
   const read = () => ({ machine: machineCpuMs(), server: cpuOfTreeMs(pid), threads: forks ? undefined : threadCpuMs(pid) })
@@ -170,6 +170,7 @@ function cpuWindow ({ pid, forks }, fromS, toS, rate) {
       steal: (last.machine.steal - first.machine.steal) / total,
       server: (last.server - first.server) / total,
       mainUs: perRequest('main'),
+      poolUs: perRequest('pool'),
       helpersUs: perRequest('helpers')
     }
   }
@@ -202,7 +203,7 @@ function summarise (runs, mix) {
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
     speed: pick((r) => r.speed),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
-    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
+    cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), poolUs: pick((r) => r.cpu?.poolUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
     byRound: { p99: runs.map((r) => r.p99), classes: Object.fromEntries(mix.map(([num]) => [num, runs.map((r) => r.classes[num].p99)])) }
   }
@@ -214,17 +215,19 @@ function summarise (runs, mix) {
 async function capacity ({ peers, subject, seconds, vus, mix, speed, log }) {
   const rps = {}
   const speeds = {}
+  const raw = {}
   for (const server of [...peers, subject]) {
     const run = await drive(server.port, { vus }, seconds, mix, 0, speed)
     await settle(server.pid)
     speeds[server.name] = run.speed
-    rps[server.name] = figures(run.summary, seconds).goodput / run.speed
+    raw[server.name] = figures(run.summary, seconds).goodput
+    rps[server.name] = raw[server.name] / run.speed
     log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${run.speed.toFixed(2)} of it)`)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
   delete rps[subject.name]
-  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, speed: speeds[best] }
+  return { rps: rps[best], by: best, peers: rps, own, vus, seconds, speed: speeds[best], raw: raw[best] }
 }
 
 // Until every speed probe has a fastest second to take as its reference (bench/speed.js, `fix`).
@@ -239,8 +242,12 @@ async function fixSpeed (speed) {
 // server, the order of the servers rotated each round; reports each figure's median over the
 // rounds and its spread. At the reference speed C holds still but for the error of each
 // measurement (one taken while the machine ran at 0.65 of that speed read 15% over the two taken
-// nearer it), and the median of its measurements sets the rates of every round. The
-// speed probes' references are taken once the limit is measured, and hold for the whole run.
+// nearer it), and the median of its measurements sets the rates of every round. The speed
+// probes' references are taken while the limit is first measured, and hold for the whole run.
+// C / limit pairs each measurement of C with the limit measured just before it, both as they ran:
+// the probes read the machine differently with the threads computing alone than with a server
+// and its client (0.76 against 0.59-0.63 of the reference in one run), so the two at the
+// reference speed read C at 1.22 of the limit where the measurements themselves read 0.98.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
@@ -257,10 +264,11 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads at the reference speed (the machine at ${limitSpeed.toFixed(2)} of it); ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
   const capacities = []
   for (let round = 0; round < rounds; round++) {
-    capacities.push(await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log }))
+    const limitRps = round === 0 ? measured.rps : (await computeLimit(threads, limitSeconds, mix)).rps
+    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log }), limitRps })
   }
-  const c = overRounds(capacities, limit)
-  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${(c.rps / limit.rps).toFixed(2)} of the compute limit${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.misread ? `: over ${CREDIBLE_CAPACITY}, the speed was misread and the loads may be higher than they look` : ''}`)
+  const c = overRounds(capacities)
+  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.misread ? `: over ${CREDIBLE_CAPACITY}, the machine ran faster for C than for the limit, and the loads may be higher than they look` : ''}`)
   const runs = {}
   for (let round = 0; round < rounds; round++) {
     for (const load of loads) {
@@ -276,7 +284,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after the client stopped`)
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, ${result.cpu.mainUs.toFixed(0)} + ${result.cpu.helpersUs.toFixed(0)} µs a request beside the pool`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, µs a request: main thread ${result.cpu.mainUs.toFixed(0)}, pool ${result.cpu.poolUs.toFixed(0)}, others ${result.cpu.helpersUs.toFixed(0)}`}`)
       }
     }
   }
@@ -286,11 +294,14 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
 }
 
 // The measurements of C as one: medians of each server's closed-loop throughput, the best peer by
-// its median, each measurement's C in order and the machine's speed while it was taken.
-function overRounds (capacities, limit) {
+// its median, each measurement's C in order and the machine's speed while it was taken; and C /
+// limit, the median of each measurement's over the limit measured before it, as both ran.
+function overRounds (capacities) {
   const peers = Object.fromEntries(Object.keys(capacities[0].peers).map((name) => [name, median(capacities.map((c) => c.peers[name]))]))
   const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
   const rps = median(capacities.map((c) => c.rps))
   const { vus, seconds } = capacities[0]
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), warning: rps / limit.rps < HEALTHY_CAPACITY, misread: rps / limit.rps > CREDIBLE_CAPACITY }
+  const ratioByRound = capacities.map((c) => c.raw / c.limitRps)
+  const ratio = median(ratioByRound)
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), ratio, ratioByRound, limitByRound: capacities.map((c) => c.limitRps), warning: ratio < HEALTHY_CAPACITY, misread: ratio > CREDIBLE_CAPACITY }
 }

@@ -43,8 +43,8 @@ function threadSchedMs (pid, tid) {
   return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 }
 
-// CPU time the threads of a server of one process `pid` outside its pool have used so far, in ms
-// as the scheduler counts it: its main thread, and its helpers (V8's GC and compiler threads,
+// CPU time the threads of a server of one process `pid` have used so far, in ms as the scheduler
+// counts it: its main thread, its pool's threads, and its helpers (V8's GC and compiler threads,
 // libuv's pool). Undefined when it has gone. Node names its threads (MainThread, WorkerThread,
 // V8Worker, ...).
 export function threadCpuMs (pid) {
@@ -54,13 +54,14 @@ export function threadCpuMs (pid) {
   } catch {
     return undefined
   }
-  const cpu = { main: 0, helpers: 0 }
+  const cpu = { main: 0, pool: 0, helpers: 0 }
   for (const tid of tids) {
     try {
       const ms = threadSchedMs(pid, tid)
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
       if (Number(tid) === pid) cpu.main += ms
-      else if (name !== 'WorkerThread') cpu.helpers += ms
+      else if (name === 'WorkerThread') cpu.pool += ms
+      else cpu.helpers += ms
     } catch {} // a thread that ended meanwhile (a pool thread replaced after a cancellation)
   }
   return cpu

@@ -10,9 +10,8 @@ export const pct0 = (x) => (x === undefined ? '-' : `${(x * 100).toFixed(0)}%`)
 const ratio = (a, b) => (a > 0 && b > 0 ? a / b : undefined)
 // Below this C / limit, the client or the harness is eating the machine.
 export const HEALTHY_CAPACITY = 0.85
-// Above it, C is past what the threads compute with no HTTP at all, which no server reaches: the
-// speed probes read the machine differently while the limit and while C were measured. In a run
-// at 1.22, 70% of C kept the machine 82-94% busy, against 77% in one at 1.07.
+// Above it, C is past what the threads computed with no HTTP at all a minute before, which no
+// server reaches: the machine ran faster while C was measured than while the limit was.
 export const CREDIBLE_CAPACITY = 1.1
 
 // Goals of the service's queue, against the best peer at each load (the lowest median), as
@@ -51,19 +50,19 @@ export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds
     `Every figure is at the reference speed, each CPU's fastest second while the compute limit was measured: the machine's speed was read throughout (\`bench/speed.js\`, a probe on each CPU), the client sent at the rate times the speed of the moment, and C and the limit are divided by the mean speed while they were measured, latencies and compute times multiplied by it. The machine ran at ${f(limit.speed, 2)} of the reference speed while the limit was measured, ${capacity.speedByRound.map((x) => f(x, 2)).join(', ')} while C was (the best peer's measurements), and each window's speed is in the tables.`,
     `Mix: ${mix.map(([num, share]) => `${+(share * 100).toFixed(1)}% fib(${num})`).join(', ')}; compute times ${mix.map(([num]) => `fib(${num}) ${f(limit.classMs[num], 2)} ms`).join(', ')}.`,
     `Loads are shares of C, the best peer's throughput with the same client and mix closed-loop (${capacity.vus} clients, ${capacity.seconds} s), measured ${capacity.byRound.length} time${capacity.byRound.length === 1 ? '' : 's'} at the start of the run (${capacity.byRound.map((rps) => f(rps, 0)).join(', ')} tasks/s), the median setting the rates of every round: **C = ${f(capacity.rps, 0)} tasks/s** (medians: ${Object.entries(capacity.peers).map(([name, rps]) => `${name} ${f(rps, 0)}`).join(', ')}; the service, measured the same way, ${f(capacity.own, 0)}).`,
-    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s: the median C is ${f(capacity.rps / limit.rps, 2)} of it${capacity.warning ? `, **below ${HEALTHY_CAPACITY}: the client or the harness is eating the machine, and the loads are lower than they look**` : ''}${capacity.misread ? `, **over ${CREDIBLE_CAPACITY}: C is past what the threads compute with no HTTP at all, which no server reaches; the speed probes read the machine differently while the limit and while C were measured, and the loads may be higher than they look (see the busy column)**` : ''}.${drift > DRIFT ? ` **C moved by ${f((drift - 1) * 100, 0)}% between measurements, past ${f((DRIFT - 1) * 100, 0)}%, at the reference speed: the machine drifted in a way the speed probes did not follow, and these figures say little.**` : ''}`,
-    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests the client could not send in time (over 3,000 in flight). Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own; and, for a server of one process, the CPU time of its main thread and of its threads outside the pool (V8\'s GC and compiler, libuv) a request at the reference speed, as the scheduler counts each thread\'s time (`/proc/<pid>/task/<tid>/schedstat`).',
+    `The compute limit (every thread computing the mix, no HTTP, no client) is ${f(limit.rps, 0)} tasks/s; each measurement of C is ${capacity.ratioByRound.map((r) => f(r, 2)).join(', ')} of the limit measured just before it, both as they ran (at the reference speed the two are not comparable: the probes read the machine differently with the threads computing alone than with a server and its client): **C / limit = ${f(capacity.ratio, 2)}**${capacity.warning ? `, **below ${HEALTHY_CAPACITY}: the client or the harness is eating the machine, and the loads are lower than they look**` : ''}${capacity.misread ? `, **over ${CREDIBLE_CAPACITY}: C is past what the threads computed with no HTTP at all, which no server reaches; the machine ran faster while C was measured than while the limit was, and the loads may be higher than they look (see the busy column)**` : ''}.${drift > DRIFT ? ` **C moved by ${f((drift - 1) * 100, 0)}% between measurements, past ${f((DRIFT - 1) * 100, 0)}%, at the reference speed: the machine drifted in a way the speed probes did not follow, and these figures say little.**` : ''}`,
+    'Latencies are of the 200 answers, in ms; "not 200" counts 503s, errors and requests the client could not send in time (over 3,000 in flight). Every server in a round gets the same tasks in the same order (`bench/k6/mix.js`, seeded with the round). CPU: shares of the machine\'s CPU time in the steady middle of the run, busy in all and the server\'s own; and, for a server of one process, the CPU time of its main thread, of its pool\'s threads and of its other threads (V8\'s GC and compiler, libuv) a request at the reference speed, as the scheduler counts each thread\'s time (`/proc/<pid>/task/<tid>/schedstat`).',
     '',
     `![p99 against offered load](${mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`}.svg)`,
     ''
   ]
   for (const load of loads) {
     lines.push(`## ${Math.round(load * 100)}% of C (${f(load * capacity.rps, 0)} req/s at the reference speed)`, '',
-      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request beside the pool: main thread, others | speed |`,
+      `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request: main thread, pool, others | speed |`,
       `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|---|---|`)
     for (const name of servers) {
       const r = results[load][name]
-      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} | ${r.cpu.mainUs ? `${ms(r.cpu.mainUs)}, ${ms(r.cpu.helpersUs)}` : '-'} | ${ms(r.speed, 2)} |`)
+      lines.push(`| ${name} | ${m(r.goodput, 0)} | ${r.notOkShare ? pct(r.notOkShare[0]) : '-'} | ${ms(r.p99)} | ${mix.map(([num]) => ms(r.classes[num].p99)).join(' | ')} | ${m(r.refused.count, 0)} | ${m(r.refused.p99)} | ${pct0(r.cpu.busy?.[0])}, ${pct0(r.cpu.server?.[0])} | ${r.cpu.mainUs ? `${ms(r.cpu.mainUs)}, ${ms(r.cpu.poolUs)}, ${ms(r.cpu.helpersUs)}` : '-'} | ${ms(r.speed, 2)} |`)
     }
     lines.push('')
   }
