@@ -94,7 +94,9 @@ export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds
     goal(`${OVERLOAD * 100}%: every refusal a fast 503 with Retry-After`,
       `${m(over.refused.count, 0)} refusals a round, p99 ${m(over.refused.p99)} ms, ${over.refused.withoutRetryAfter} without Retry-After`,
       over.refused.withoutRetryAfter === 0 && !(over.refused.p99?.[0] > FAST_REFUSAL_MS))
-    const late = mix.filter(([num]) => over.classes[num].p99?.[0] > maxWaitMs + limit.classMs[num])
+    // POOL_MAX_WAIT_MS bounds waits as they run; latencies here are at the reference speed, each
+    // the time it took times the machine's speed then: the bound there is that speed times it.
+    const late = mix.filter(([num]) => over.classes[num].p99?.[0] > maxWaitMs * over.speed[0] + limit.classMs[num])
     goal(`${OVERLOAD * 100}%: each class's p99 under POOL_MAX_WAIT_MS (${maxWaitMs} ms) + its compute`, late.length === 0 ? 'every class' : `over: ${late.map(([num]) => `fib(${num})`).join(', ')}`, late.length === 0)
   }
   return `${lines.join('\n')}\n`
