@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { allowedCpus, factorOf, fastestSecond, slowdownOf, timingsWithin, watchSpeed } from '../../bench/speed.js'
+import { allowedCpus, factorOf, fastestSecond, PROBED_SHARE, slowdownOf, timingsWithin, watchSpeed } from '../../bench/speed.js'
 
 test('allowedCpus reads the kernel\'s list of CPUs, ranges and single ones', async (t) => {
   t.same(allowedCpus('Name:\tnode\nCpus_allowed:\t4f\nCpus_allowed_list:\t0-3,6\n'), [0, 1, 2, 3, 6])
@@ -40,10 +40,12 @@ test('timingsWithin: the timings from the start of the interval up to its end, n
   t.same(timingsWithin([], 0, 1), [])
 })
 
-test('factorOf: each CPU\'s reference over its median in the interval, averaged over the CPUs', async (t) => {
-  t.equal(factorOf([seconds(1, 1), seconds(2, 2)], 0, 2000, [1, 1]), 0.75, 'one CPU at its reference, one at half of it')
-  t.equal(factorOf([seconds(1, 2)], 1000, 2000, [1]), 0.5, 'the interval only')
-  t.equal(factorOf([seconds(0.5)], 0, 1000, [1]), 2, 'faster than the reference')
+test('factorOf: each CPU\'s reference over its median in the interval, averaged over the CPUs, half of its distance from 1', async (t) => {
+  t.equal(PROBED_SHARE, 0.5)
+  t.equal(factorOf([seconds(1, 1), seconds(2, 2)], 0, 2000, [1, 1]), 0.875, 'one CPU at its reference, one at half of it: 0.75 probed')
+  t.equal(factorOf([seconds(1, 2)], 1000, 2000, [1]), 0.75, 'the interval only: 0.5 probed')
+  t.equal(factorOf([seconds(0.5)], 0, 1000, [1]), 1.5, 'faster than the reference: 2 probed')
+  t.equal(factorOf([seconds(1)], 0, 1000, [1]), 1, 'at the reference')
   t.equal(factorOf([seconds(1), seconds(1)], 5000, 6000, [1, 1]), undefined, 'no timing in the interval')
 })
 
