@@ -6,7 +6,8 @@
 // is what sets how busy a load keeps the machine, and so the tails at high load. For each
 // server, as the scheduler counts its threads' time: its main thread, its other threads beside
 // the pool (V8's GC and compiler, libuv), and its pool's threads or forked processes, where the
-// tasks compute. Servers: the service, Fastify + Piscina, the FIFO pool, the cluster prefork.
+// tasks compute. Servers: the service, Fastify + Piscina, Fastify + postMessage (the worker_threads
+// pool), the FIFO pool, the cluster prefork.
 // Each is offered `--share` of the compute limit (bench/open.js), split evenly: the CPU a request
 // depends on the rate (a main thread woken for each of fewer requests spends more on each), so the
 // report gives it.
@@ -78,6 +79,8 @@ function checkout (ref) {
 
 const peers = [
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js' },
+  // Fastify in front of the FIFO pool's threads: Fastify's part apart from Piscina's.
+  { name: 'Fastify + postMessage', file: 'bench/servers/thread-pool.js' },
   { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js' },
   // Its HTTP and its tasks run in forked processes: all of its time is theirs.
   { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true }
