@@ -238,17 +238,17 @@ async function fixSpeed (speed) {
   }
 }
 
-// Measures the compute limit and C, `rounds` times, then `rounds` times every load on every
-// server, the order of the servers rotated each round; reports each figure's median over the
-// rounds and its spread. At the reference speed C holds still but for the error of each
-// measurement (with the probes' readings followed whole, one taken while they read 0.65 of that
-// speed read 15% over the two taken nearer it), and the median of its measurements sets the rates of every round. The speed
+// Measures the compute limit and C, `rounds` times, then `rounds` times every load on every server,
+// the order of the servers rotated each round; reports each figure's median over the rounds and its
+// spread. At the reference speed C holds still but for the error of each measurement (with the
+// probes' readings followed whole, one taken while they read 0.65 of that speed read 15% over the
+// two taken nearer it), and the median of its measurements sets the rates of every round. The speed
 // probes' references are taken while the limit is first measured, and hold for the whole run.
 // C / limit pairs each measurement of C with the limit measured just before it, both as they ran:
-// the probes read the machine differently with the threads computing alone than with a server
-// and its client (0.76 against 0.59-0.63 of the reference in one run), so the two at the
-// reference speed, with the probes' readings followed whole, read C at 1.22 of the limit where
-// the measurements themselves read 0.98.
+// the probes read the machine differently with the threads computing alone than with a server and
+// its client (0.76 against 0.59-0.63 of the reference in one run), so the two at the reference
+// speed, with the probes' readings followed whole, read C at 1.22 of the limit where the
+// measurements themselves read 0.98.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
