@@ -61,14 +61,22 @@ export function summarise (answers, mix, dropped) {
 }
 
 // One GET /fib?num=`num`; resolves what came back: its status (0 for no answer), its latency in
-// ms and when it was sent (epoch ms), and the Retry-After of a 503.
-function request (agent, port, num) {
+// ms and when it was sent (epoch ms), and the Retry-After of a 503. With `trace`, also the
+// computeMs of a 200's body (the body is read, which the client otherwise skips).
+function request (agent, port, num, trace) {
   const started = performance.now()
   const answer = (status, headers = {}) => ({ num, status, at: performance.timeOrigin + started, ms: performance.now() - started, retryAfter: Number(headers['retry-after']) })
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path: `/fib?num=${num}`, agent }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(answer(res.statusCode, res.headers)))
+      if (!trace || res.statusCode !== 200) {
+        res.resume()
+        res.on('end', () => resolve(answer(res.statusCode, res.headers)))
+        return
+      }
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ ...answer(res.statusCode, res.headers), computeMs: JSON.parse(body).computeMs }))
     })
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy())
     req.on('error', () => resolve(answer(0)))
@@ -76,8 +84,9 @@ function request (agent, port, num) {
 }
 
 // Runs the load `start` asks for; `speed()` is the machine's speed now, `factors` its readings so
-// far. Resolves the summary.
-export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT }, speed, factors) {
+// far. Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
+// [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
+export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false }, speed, factors) {
   const agent = new http.Agent({ keepAlive: true })
   const numAt = mixSequence(mix, seed)
   const answers = []
@@ -86,7 +95,7 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   let dropped = 0
   const send = () => {
     if (pending.size >= maxInFlight) return dropped++
-    const done = request(agent, port, numAt(sent++)).then((answer) => {
+    const done = request(agent, port, numAt(sent++), trace).then((answer) => {
       pending.delete(done)
       answers.push(answer)
     })
@@ -111,8 +120,9 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   }
   await Promise.all(pending)
   agent.destroy()
+  const ran = trace ? answers.filter((a) => a.status === 200).sort((a, b) => a.at - b.at).map((a) => [a.at, a.num, a.computeMs, a.ms]) : undefined
   for (const answer of answers) answer.ms *= meanFactor(factors, answer.at, answer.at + answer.ms)
-  return summarise(answers, mix, dropped)
+  return { ...summarise(answers, mix, dropped), ...(trace && { trace: ran }) }
 }
 
 // Forked by open.js: the first message starts the run ({ port, mix, seed, seconds, rate or vus,

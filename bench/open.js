@@ -13,7 +13,7 @@
 // given at the speed of reference, each CPU's fastest second while the compute limit is measured:
 // C and the limit divided by the mean speed while they were measured, latencies multiplied by it.
 import { fork, spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -119,7 +119,8 @@ export function k6Summary (script, env, name) {
 
 // One run of the client (open-client.js) against `port` with the draw of the mix `seed`: open loop
 // at `load.rate` requests per second at the reference speed, or closed loop with `load.vus`
-// clients; its summary, and the machine's mean speed over the run.
+// clients (`load.trace`: with the trace of its 200s); its summary, and the machine's mean speed
+// over the run.
 function drive (port, load, seconds, mix, seed, speed) {
   const now = () => speed.factor(Date.now() - SPEED_SPAN_MS, Date.now())
   const started = Date.now()
@@ -251,7 +252,10 @@ async function fixSpeed (speed) {
 // measurements themselves read 0.98.
 // `peers` name the servers C is measured with; the first of `servers` is the one judged (the
 // service). `log` prints progress.
-export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, log }) {
+// With `traceDir`, each open-loop run's 200s as they ran (open-client.js: when sent, num,
+// computeMs, latency; none at the reference speed) go to a file there, for bench/orders.js to
+// replay: { server, mix, load, round, tasks }.
+export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, traceDir, log }) {
   const speed = watchSpeed(undefined, { everyMs: PROBE_EVERY_MS })
   const began = Date.now()
   const measured = await computeLimit(threads, limitSeconds, mix)
@@ -279,8 +283,9 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const steady = steadyPart(seconds)
         const started = Date.now()
         const cpu = cpuWindow(server, ...steady, load * c.rps)
-        const run = await drive(server.port, { rate: load * c.rps }, seconds, mix, round, speed)
+        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined }, seconds, mix, round, speed)
         const result = figures(run.summary, seconds, cpu())
+        if (traceDir !== undefined) writeTrace(traceDir, { server: server.name, mix, load, round: round + 1, tasks: run.summary.trace })
         result.speed = speed.factor(...steady.map((s) => started + s * 1000))
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after the client stopped`)
@@ -292,6 +297,12 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
   speed.stop()
   const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
   return { limit, capacity: c, loads, seconds, rounds, mix, peers, results }
+}
+
+function writeTrace (dir, trace) {
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `${trace.server.replace(/\W+/g, '-')}-${Math.round(trace.load * 100)}-${trace.round}.json`)
+  writeFileSync(file, `${JSON.stringify(trace)}\n`)
 }
 
 // The measurements of C as one: medians of each server's closed-loop throughput, the best peer by

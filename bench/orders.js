@@ -24,9 +24,22 @@
 // every order but first come, first served. With every core busy, as in a busy period where the
 // tails form, that time is taken from the threads.
 //
+//
+// TRACES: a directory of traces written by `npm run bench -- --suite open --trace DIR`, each an
+// open-loop run's tasks as they ran: when each was sent and what it computed in on the machine
+// of the moment, whose speed swings for seconds at a time. Instead of the model's tasks, the same
+// orders are then given the tasks of each trace, with its arrivals and its compute times, each
+// ordered by its class's median compute (what the pool predicts), at the trace's load (a share of
+// C); a trace is a round. And for each server, its p99 as measured over the p99 its own order
+// (first come, first served for the others) gives its trace here: what HTTP, the main thread and
+// the hand-offs add to the order's p99.
+//
 //   node bench/orders.js                      # both mixes, 7 rounds of 30,000 tasks, about 4 min
 //   LOADS=0.82,0.87,0.92 node bench/orders.js # other busy shares
 //   EXTRA_MS=0.09 node bench/orders.js        # the service's orders paying 90 µs a task more
+//   TRACES=/tmp/traces node bench/orders.js   # the tasks of measured runs
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../src/config.js'
 import { allowanceMs, FIB_TASK, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
 import { mixSequence } from './k6/mix.js'
@@ -43,6 +56,7 @@ const THREADS = 2
 const HAND_OFF_MS = 0.1
 const ROUND_TRIP_MS = 0.3
 const BEHIND_MS = 0.1
+const TRACES = process.env.TRACES
 const LOADS = (process.env.LOADS || '0.68,0.77,0.87').split(',').map(Number)
 const EXTRA_MS = Number(process.env.EXTRA_MS || 0)
 if (!(EXTRA_MS >= 0)) {
@@ -68,13 +82,28 @@ function tasks (classes, mix, load, seed) {
   return Array.from({ length: TASKS }, (_, i) => {
     const num = numAt(i)
     const cls = classes.findIndex((c) => c.num === num)
-    return { arrival: i * gapMs, cls, ms: classes[cls].ms }
+    return { arrival: i * gapMs, cls, ms: classes[cls].ms, predictedMs: classes[cls].ms }
+  })
+}
+
+// The traces in `dir` (open.js) that hold any task, each as the model's tasks: arrival from the
+// first one sent, compute as measured, predicted compute its class's median in the trace; with
+// the p99 of the latencies measured.
+function readTraces (dir) {
+  const traces = readdirSync(dir).filter((file) => file.endsWith('.json')).map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')))
+  return traces.filter(({ tasks: rows }) => rows.length > 0).map(({ server, mix, load, tasks: rows }) => {
+    const nums = mix.map(([num]) => num)
+    const predicted = nums.map((num) => median(rows.filter(([, n]) => n === num).map(([, , ms]) => ms)))
+    const list = rows.map(([at, num, ms]) => ({ arrival: at - rows[0][0], cls: nums.indexOf(num), ms, predictedMs: predicted[nums.indexOf(num)] }))
+    const measuredP99 = percentile(rows.map(([, , , ms]) => ms).sort((a, b) => a - b), 0.99)
+    return { server, load, nums, list, measuredP99 }
   })
 }
 
 // Runs the tasks in the order `allowance(task, waitMs)` gives (earliest arrival + allowance
 // first), the wait predicted as the pool does: the queued work and the whole of each running
-// task, over the threads; each task holds its thread `extraMs` beyond its compute and hand-off.
+// task, as predicted, over the threads; each task holds its thread `extraMs` beyond its compute
+// and hand-off.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
 // handed to a busy thread SECOND_SLOT_MAX_MS before its task ends and follows it after
 // BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task
@@ -95,7 +124,7 @@ function simulate (list, allowance, biggest, extraMs, slot) {
       let i = queue.length
       while (i > 0 && queue[i - 1].deadline > deadline) i--
       queue.splice(i, 0, { ...task, deadline })
-      queuedMs += task.ms
+      queuedMs += task.predictedMs
     }
   }
   while (next < list.length || queue.length > 0) {
@@ -106,21 +135,21 @@ function simulate (list, allowance, biggest, extraMs, slot) {
     arriveUntil(slot ? at - SECOND_SLOT_MAX_MS : at)
     if (queue.length === 0) arriveUntil(list[next].arrival)
     const task = queue.shift()
-    queuedMs -= task.ms
+    queuedMs -= task.predictedMs
     const start = Math.max(at, task.arrival)
     const handOff = !slot ? HAND_OFF_MS : task.arrival < at ? BEHIND_MS : ROUND_TRIP_MS
     free[thread] = start + handOff + task.ms + extraMs
-    running[thread] = task.ms
+    running[thread] = task.predictedMs
     done.push([free[thread] - task.arrival, task.cls])
   }
   const p99 = (keep) => percentile(done.filter(keep).map(([ms]) => ms).sort((a, b) => a - b), 0.99)
   return [p99(() => true), p99(([, cls]) => cls === 0), p99(([, cls]) => cls === biggest)]
 }
 
-function measure (mix) {
-  const classes = mix.map(([num, share]) => ({ num, share, ms: FIB30_MS * FIB_TASK.work({ num }) / FIB_TASK.work({ num: 30 }) }))
-  const biggest = classes.length - 1
-  const rounds = LOADS.map((load) => Array.from({ length: ROUNDS }, (_, r) => tasks(classes, mix, load, r)))
+// Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task
+// lists) of `count` classes.
+function compare (rounds, loads, count) {
+  const biggest = count - 1
   const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest, 0, false)))
   // [overall, smallest, biggest] against FIFO at each load, medians of the rounds' ratios.
   const ratios = (allowance) => rounds.map((byRound, l) => {
@@ -129,31 +158,54 @@ function measure (mix) {
   })
   const fixed = []
   const combos = (n) => (n === 0 ? [[]] : combos(n - 1).flatMap((rest) => ALLOWANCES.map((a) => [...rest, a])))
-  for (const extra of combos(classes.length - 1)) {
+  for (const extra of combos(count - 1)) {
     const allowances = [0, ...extra]
     fixed.push({ allowances, at: ratios(({ cls }) => allowances[cls]) })
   }
-  const worstOverall = ({ at }) => Math.max(...at.map(([overall], l) => overall / overallGoal(LOADS[l])))
+  const worstOverall = ({ at }) => Math.max(...at.map(([overall], l) => overall / overallGoal(loads[l])))
   const meetsClasses = ({ at }) => at.every(([, smallest, big]) => smallest <= SMALLEST_GOAL && big <= BIGGEST_GOAL)
   const best = (list) => list.sort((a, b) => worstOverall(a) - worstOverall(b))[0]
   return {
-    classes,
     fifoMs: fifo.map((runs) => median(runs.map(([overall]) => overall))),
-    service: ratios(({ ms }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, ms, waitMs)),
+    service: ratios(({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)),
     bestWithGoals: best(fixed.filter(meetsClasses)),
     bestOverall: best(fixed)
   }
 }
 
 const cells = (at) => at.map((r) => r.map((x) => x.toFixed(2)).join(' / ').padEnd(20)).join('')
-for (const [name, mix] of Object.entries(MIXES)) {
-  const { classes, fifoMs, service, bestWithGoals, bestOverall } = measure(mix)
-  console.log(`\n${name} mix: ${classes.map(({ num, share, ms }) => `${share * 100}% fib(${num}) ${ms.toFixed(1)} ms`).join(', ')}`)
+function print (title, loadLabel, loads, { fifoMs, service, bestWithGoals, bestOverall }) {
+  console.log(`\n${title}`)
   console.log(`p99 overall / smallest / biggest class, against first come first served's (its overall p99 ${fifoMs.map((ms) => ms.toFixed(0)).join(', ')} ms)${EXTRA_MS > 0 ? `; every other order's tasks hold their thread ${EXTRA_MS} ms longer` : ''}`)
-  console.log(`${'busy share'.padEnd(64)}${LOADS.map((l) => String(l).padEnd(20)).join('')}`)
+  console.log(`${loadLabel.padEnd(64)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
   console.log(`${'the service\'s order'.padEnd(64)}${cells(service)}`)
   const label = (text, { allowances }) => `${text} (+${allowances.join(', +')} ms)`.padEnd(64)
   if (bestWithGoals) console.log(`${label(`best, smallest <= ${SMALLEST_GOAL}x, biggest <= ${BIGGEST_GOAL}x`, bestWithGoals)}${cells(bestWithGoals.at)}`)
   else console.log(`no fixed allowances meet smallest <= ${SMALLEST_GOAL}x and biggest <= ${BIGGEST_GOAL}x at every load`)
   console.log(`${label('best overall', bestOverall)}${cells(bestOverall.at)}`)
+}
+
+if (TRACES === undefined) {
+  for (const [name, mix] of Object.entries(MIXES)) {
+    const classes = mix.map(([num, share]) => ({ num, share, ms: FIB30_MS * FIB_TASK.work({ num }) / FIB_TASK.work({ num: 30 }) }))
+    const rounds = LOADS.map((load) => Array.from({ length: ROUNDS }, (_, r) => tasks(classes, mix, load, r)))
+    print(`${name} mix: ${classes.map(({ num, share, ms }) => `${share * 100}% fib(${num}) ${ms.toFixed(1)} ms`).join(', ')}`, 'busy share', LOADS, compare(rounds, LOADS, classes.length))
+  }
+} else {
+  const traces = readTraces(TRACES)
+  const loads = [...new Set(traces.map(({ load }) => load))].sort((a, b) => a - b)
+  const nums = traces[0]?.nums ?? []
+  if (traces.length === 0 || traces.some((trace) => trace.nums.join() !== nums.join())) {
+    console.error(`bench: TRACES=${TRACES} needs traces of one mix (open.js, --trace)`)
+    process.exit(1)
+  }
+  const rounds = loads.map((load) => traces.filter((trace) => trace.load === load).map(({ list }) => list))
+  print(`${traces.length} traces in ${TRACES}: fib(${nums.join('), fib(')}), their tasks as they ran`, 'load (share of C)', loads, compare(rounds, loads, nums.length))
+  // Each server's p99 as measured over its own order's here, medians of its traces at each load.
+  console.log(`\n${'measured p99 over the replay of its own order'.padEnd(64)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  for (const server of [...new Set(traces.map((trace) => trace.server))]) {
+    const own = server === 'service' ? ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs) : () => 0
+    const byLoad = loads.map((load) => median(traces.filter((t) => t.server === server && t.load === load).map(({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, server === 'service')[0])))
+    console.log(`${`${server}, against ${server === 'service' ? 'its order' : 'first come, first served'}`.padEnd(64)}${byLoad.map((r) => (r === undefined ? '-' : r.toFixed(2)).padEnd(20)).join('')}`)
+  }
 }

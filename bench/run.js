@@ -7,6 +7,7 @@
 //   npm run bench -- --suite open      # only the open loop (or --suite closed)
 //   npm run bench -- --suite open --mix big         # another mix: a name in open.js's MIXES,
 //   npm run bench -- --mix '[[27,0.5],[33,0.5]]'    # or [[num, share], ...] (BENCH_MIX too)
+//   npm run bench -- --suite open --trace DIR       # also each open-loop run's tasks, for bench/orders.js
 //   npm run bench -- --smoke           # seconds-long runs: keeps the harness working (CI)
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -31,7 +32,9 @@ const { values: args } = parseArgs({
     // More servers of SERVERS for the open loop, by name, separated by ';' (variants of the service).
     'open-also': { type: 'string', default: '' },
     // The open loop's loads, shares of C, comma-separated (open.js's LOADS by default).
-    loads: { type: 'string' }
+    loads: { type: 'string' },
+    // A directory for each open-loop run's trace, which bench/orders.js replays.
+    trace: { type: 'string' }
   }
 })
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -108,6 +111,7 @@ if (args.suite !== 'closed') {
     capacitySeconds: CAPACITY_SECONDS,
     ...(args.smoke && { loads: [0.5, 0.95] }),
     ...(args.loads && { loads: args.loads.split(',').map(Number) }),
+    traceDir: args.trace,
     log: console.log
   })
   const name = mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`

@@ -8,7 +8,7 @@ import { drive, meanFactor, stats, summarise } from '../../bench/open-client.js'
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
 // A server on a free port answering /fib?num=N after `delayMs`: 200, or as `answer(num)` says
-// ({ status, headers } or 'destroy'); it counts the requests.
+// ({ status, headers, body } or 'destroy'); it counts the requests.
 async function server (t, { delayMs = 0, answer = () => ({ status: 200 }) } = {}) {
   const seen = { requests: 0 }
   const s = http.createServer((req, res) => {
@@ -17,7 +17,7 @@ async function server (t, { delayMs = 0, answer = () => ({ status: 200 }) } = {}
     setTimeout(() => {
       const how = answer(num)
       if (how === 'destroy') return req.socket.destroy()
-      res.writeHead(how.status, how.headers).end('{}')
+      res.writeHead(how.status, how.headers).end(how.body ?? '{}')
     }, delayMs)
   })
   s.listen(0, '127.0.0.1')
@@ -92,6 +92,22 @@ test('the closed loop keeps `vus` requests in flight; 503s and lost answers are 
   const { ok, notOk } = summary.classes[25]
   t.ok(ok > 0 && ok + notOk <= 2 * 30, `at most two at a time (${ok + notOk})`)
   t.ok(summary.refused.count > 0 && summary.refused.withoutRetryAfter > 0 && notOk > summary.refused.count, 'refusals with and without Retry-After, and errors')
+})
+
+test('with trace, the summary holds each 200 as it ran: when sent, num, computeMs, latency', async (t) => {
+  let n = 0
+  const { port } = await server(t, { delayMs: 20, answer: (num) => (n++ % 3 === 2 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200, body: JSON.stringify({ num, computeMs: num / 10 }) }) })
+  const mix = [[20, 0.5], [25, 0.5]]
+  const before = Date.now()
+  const summary = await drive({ port, mix, seed: 0, seconds: 0.3, rate: 100, trace: true }, () => 1, [[0, 2]])
+  const { trace } = summary
+  t.equal(trace.length, summary.classes[20].ok + summary.classes[25].ok, 'every 200, and nothing else')
+  t.ok(summary.refused.count > 0, 'the 503s left out')
+  t.ok(trace.every(([at, num, computeMs, ms]) => at >= before - 1 && at <= Date.now() && (num === 20 || num === 25) && computeMs === num / 10 && ms >= 19), 'each: when sent, its num, the computeMs of its body, its latency')
+  t.equal(Math.max(...trace.map(([, , , ms]) => ms)) * 2, summary.all.max, 'the latency as it ran, not at the reference speed (twice it here)')
+  t.ok(trace.every(([at], i) => i === 0 || at >= trace[i - 1][0]), 'in the order sent')
+  const plain = await drive({ port, mix, seed: 0, seconds: 0.1, rate: 100 }, () => 1, [[0, 1]])
+  t.equal(plain.trace, undefined, 'none without trace')
 })
 
 test('forked, it runs the load its first message asks for and sends the summary back', async (t) => {
