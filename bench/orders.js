@@ -24,15 +24,16 @@
 // every order but first come, first served. With every core busy, as in a busy period where the
 // tails form, that time is taken from the threads.
 //
-//
 // TRACES: a directory of traces written by `npm run bench -- --suite open --trace DIR`, each an
 // open-loop run's tasks as they ran: when each was sent and what it computed in on the machine
 // of the moment, whose speed swings for seconds at a time. Instead of the model's tasks, the same
 // orders are then given the tasks of each trace, with its arrivals and its compute times, each
 // ordered by its class's median compute (what the pool predicts), at the trace's load (a share of
-// C); a trace is a round. And for each server, its p99 as measured over the p99 its own order
-// (first come, first served for the others) gives its trace here: what HTTP, the main thread and
-// the hand-offs add to the order's p99.
+// C); a trace is a round. Also printed: at each load alone, the best order that keeps the class
+// goals there; and for each server, its threads' busy share (its tasks' compute time over the
+// threads and the trace's span) and its p99 as measured over the p99 its own order (first come,
+// first served for the others) gives its trace here: what HTTP, the main thread and the
+// hand-offs add to the order's p99.
 //
 //   node bench/orders.js                      # both mixes, 7 rounds of 30,000 tasks, about 4 min
 //   LOADS=0.82,0.87,0.92 node bench/orders.js # other busy shares
@@ -96,7 +97,8 @@ function readTraces (dir) {
     const predicted = nums.map((num) => median(rows.filter(([, n]) => n === num).map(([, , ms]) => ms)))
     const list = rows.map(([at, num, ms]) => ({ arrival: at - rows[0][0], cls: nums.indexOf(num), ms, predictedMs: predicted[nums.indexOf(num)] }))
     const measuredP99 = percentile(rows.map(([, , , ms]) => ms).sort((a, b) => a - b), 0.99)
-    return { server, load, nums, list, measuredP99 }
+    const busy = list.reduce((sum, { ms }) => sum + ms, 0) / THREADS / (list.at(-1).arrival || 1)
+    return { server, load, nums, list, measuredP99, busy }
   })
 }
 
@@ -165,8 +167,11 @@ function compare (rounds, loads, count) {
   const worstOverall = ({ at }) => Math.max(...at.map(([overall], l) => overall / overallGoal(loads[l])))
   const meetsClasses = ({ at }) => at.every(([, smallest, big]) => smallest <= SMALLEST_GOAL && big <= BIGGEST_GOAL)
   const best = (list) => list.sort((a, b) => worstOverall(a) - worstOverall(b))[0]
+  // At each load alone, the best overall of those that keep the class goals there.
+  const bestAtEachLoad = loads.map((_, l) => fixed.filter(({ at }) => at[l][1] <= SMALLEST_GOAL && at[l][2] <= BIGGEST_GOAL).sort((a, b) => a.at[l][0] - b.at[l][0])[0])
   return {
     fifoMs: fifo.map((runs) => median(runs.map(([overall]) => overall))),
+    bestAtEachLoad,
     service: ratios(({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)),
     bestWithGoals: best(fixed.filter(meetsClasses)),
     bestOverall: best(fixed)
@@ -174,15 +179,20 @@ function compare (rounds, loads, count) {
 }
 
 const cells = (at) => at.map((r) => r.map((x) => x.toFixed(2)).join(' / ').padEnd(20)).join('')
-function print (title, loadLabel, loads, { fifoMs, service, bestWithGoals, bestOverall }) {
+function print (title, loadLabel, loads, { fifoMs, service, bestWithGoals, bestOverall, bestAtEachLoad }) {
   console.log(`\n${title}`)
   console.log(`p99 overall / smallest / biggest class, against first come first served's (its overall p99 ${fifoMs.map((ms) => ms.toFixed(0)).join(', ')} ms)${EXTRA_MS > 0 ? `; every other order's tasks hold their thread ${EXTRA_MS} ms longer` : ''}`)
-  console.log(`${loadLabel.padEnd(64)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
-  console.log(`${'the service\'s order'.padEnd(64)}${cells(service)}`)
-  const label = (text, { allowances }) => `${text} (+${allowances.join(', +')} ms)`.padEnd(64)
+  console.log(`${loadLabel.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  console.log(`${'the service\'s order'.padEnd(72)}${cells(service)}`)
+  const label = (text, { allowances }) => `${text} (+${allowances.join(', +')} ms)`.padEnd(72)
   if (bestWithGoals) console.log(`${label(`best, smallest <= ${SMALLEST_GOAL}x, biggest <= ${BIGGEST_GOAL}x`, bestWithGoals)}${cells(bestWithGoals.at)}`)
   else console.log(`no fixed allowances meet smallest <= ${SMALLEST_GOAL}x and biggest <= ${BIGGEST_GOAL}x at every load`)
   console.log(`${label('best overall', bestOverall)}${cells(bestOverall.at)}`)
+  loads.forEach((load, l) => {
+    const best = bestAtEachLoad[l]
+    const text = `best at ${load} alone, its class goals there`
+    console.log(best ? `${label(text, best)}${' '.repeat(20 * l)}${cells([best.at[l]])}` : `${text}: none`)
+  })
 }
 
 if (TRACES === undefined) {
@@ -201,11 +211,17 @@ if (TRACES === undefined) {
   }
   const rounds = loads.map((load) => traces.filter((trace) => trace.load === load).map(({ list }) => list))
   print(`${traces.length} traces in ${TRACES}: fib(${nums.join('), fib(')}), their tasks as they ran`, 'load (share of C)', loads, compare(rounds, loads, nums.length))
-  // Each server's p99 as measured over its own order's here, medians of its traces at each load.
-  console.log(`\n${'measured p99 over the replay of its own order'.padEnd(64)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
-  for (const server of [...new Set(traces.map((trace) => trace.server))]) {
+  // For each server, medians of its traces at each load: its threads' busy share (the compute
+  // time of its tasks over the threads and the trace's span), and its p99 as measured over its own
+  // order's here.
+  const row = (label, values) => console.log(`${label.padEnd(72)}${values.map((r) => (r === undefined ? '-' : r.toFixed(2)).padEnd(20)).join('')}`)
+  const servers = [...new Set(traces.map((trace) => trace.server))]
+  const byLoad = (server, value) => loads.map((load) => median(traces.filter((t) => t.server === server && t.load === load).map(value)))
+  console.log(`\n${'busy share of the threads'.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  for (const server of servers) row(server, byLoad(server, ({ busy }) => busy))
+  console.log(`\n${'measured p99 over the replay of its own order'.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  for (const server of servers) {
     const own = server === 'service' ? ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs) : () => 0
-    const byLoad = loads.map((load) => median(traces.filter((t) => t.server === server && t.load === load).map(({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, server === 'service')[0])))
-    console.log(`${`${server}, against ${server === 'service' ? 'its order' : 'first come, first served'}`.padEnd(64)}${byLoad.map((r) => (r === undefined ? '-' : r.toFixed(2)).padEnd(20)).join('')}`)
+    row(`${server}, against ${server === 'service' ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, server === 'service')[0]))
   }
 }
