@@ -95,7 +95,10 @@ function readTraces (dir) {
   return traces.filter(({ tasks: rows }) => rows.length > 0).map(({ server, mix, load, tasks: rows }) => {
     const nums = mix.map(([num]) => num)
     const predicted = nums.map((num) => median(rows.filter(([, n]) => n === num).map(([, , ms]) => ms)))
-    const list = rows.map(([at, num, ms]) => ({ arrival: at - rows[0][0], cls: nums.indexOf(num), ms, predictedMs: predicted[nums.indexOf(num)] }))
+    const list = rows.map(([at, num, ms]) => {
+      const cls = nums.indexOf(num)
+      return { arrival: at - rows[0][0], cls, ms, predictedMs: predicted[cls] }
+    })
     const measuredP99 = percentile(rows.map(([, , , ms]) => ms).sort((a, b) => a - b), 0.99)
     const busy = list.reduce((sum, { ms }) => sum + ms, 0) / THREADS / (list.at(-1).arrival || 1)
     return { server, load, nums, list, measuredP99, busy }
@@ -148,6 +151,10 @@ function simulate (list, allowance, biggest, extraMs, slot) {
   return [p99(() => true), p99(([, cls]) => cls === 0), p99(([, cls]) => cls === biggest)]
 }
 
+// The service's order: a virtual deadline of arrival plus allowanceMs() with the default factor,
+// from the task's predicted compute and the wait the pool predicts.
+const serviceOrder = ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)
+
 // Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task
 // lists) of `count` classes.
 function compare (rounds, loads, count) {
@@ -172,17 +179,19 @@ function compare (rounds, loads, count) {
   return {
     fifoMs: fifo.map((runs) => median(runs.map(([overall]) => overall))),
     bestAtEachLoad,
-    service: ratios(({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)),
+    service: ratios(serviceOrder),
     bestWithGoals: best(fixed.filter(meetsClasses)),
     bestOverall: best(fixed)
   }
 }
 
+// A table's first line: its label, then the loads.
+const header = (label, loads) => console.log(`${label.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
 const cells = (at) => at.map((r) => r.map((x) => x.toFixed(2)).join(' / ').padEnd(20)).join('')
 function print (title, loadLabel, loads, { fifoMs, service, bestWithGoals, bestOverall, bestAtEachLoad }) {
   console.log(`\n${title}`)
   console.log(`p99 overall / smallest / biggest class, against first come first served's (its overall p99 ${fifoMs.map((ms) => ms.toFixed(0)).join(', ')} ms)${EXTRA_MS > 0 ? `; every other order's tasks hold their thread ${EXTRA_MS} ms longer` : ''}`)
-  console.log(`${loadLabel.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  header(loadLabel, loads)
   console.log(`${'the service\'s order'.padEnd(72)}${cells(service)}`)
   const label = (text, { allowances }) => `${text} (+${allowances.join(', +')} ms)`.padEnd(72)
   if (bestWithGoals) console.log(`${label(`best, smallest <= ${SMALLEST_GOAL}x, biggest <= ${BIGGEST_GOAL}x`, bestWithGoals)}${cells(bestWithGoals.at)}`)
@@ -217,11 +226,13 @@ if (TRACES === undefined) {
   const row = (label, values) => console.log(`${label.padEnd(72)}${values.map((r) => (r === undefined ? '-' : r.toFixed(2)).padEnd(20)).join('')}`)
   const servers = [...new Set(traces.map((trace) => trace.server))]
   const byLoad = (server, value) => loads.map((load) => median(traces.filter((t) => t.server === server && t.load === load).map(value)))
-  console.log(`\n${'busy share of the threads'.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  console.log()
+  header('busy share of the threads', loads)
   for (const server of servers) row(server, byLoad(server, ({ busy }) => busy))
-  console.log(`\n${'measured p99 over the replay of its own order'.padEnd(72)}${loads.map((l) => String(l).padEnd(20)).join('')}`)
+  console.log()
+  header('measured p99 over the replay of its own order', loads)
   for (const server of servers) {
-    const own = server === 'service' ? ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs) : () => 0
+    const own = server === 'service' ? serviceOrder : () => 0
     row(`${server}, against ${server === 'service' ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, server === 'service')[0]))
   }
 }
