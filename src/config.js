@@ -18,8 +18,8 @@ const MAX_INLINE_NUM = 30
 export const DEFAULT_POOL_MAX_WAIT_MS = 1000
 // A waiting task's allowance before cheaper work stops overtaking it, in multiples of its own
 // predicted compute (capped by the wait, src/pool/index.js); 0 orders tasks as they come.
-// 12 lets a fib(28) go ahead of every bigger task that came within 37 ms before it.
-export const DEFAULT_POOL_DEADLINE_FACTOR = 12
+// 6 lets a fib(28) of 3 ms go ahead of every bigger task that came within 18 ms before it.
+export const DEFAULT_POOL_DEADLINE_FACTOR = 6
 // Tasks that may wait, per thread: a cap for memory only. The wait bound refuses work first
 // unless tasks are under a millisecond each.
 export const DEFAULT_QUEUE_PER_THREAD = 1000

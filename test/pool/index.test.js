@@ -264,8 +264,8 @@ test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority
 
 // The queue, with a stand-in task of num x 10 ms whose size the cost model knows: predictions are
 // exact, so admission and order do not depend on the machine's speed. A waiting task's virtual
-// deadline is its arrival plus min(POOL_DEADLINE_FACTOR x its compute, its compute plus the
-// predicted wait as it arrives); the earliest starts first.
+// deadline is its arrival plus min(POOL_DEADLINE_FACTOR x its compute, its compute plus 1.5 times
+// the predicted wait as it arrives); the earliest starts first.
 const inOrder = (app) => {
   const order = []
   const request = (name, num) => app.inject(`/fib?num=${num}`).then((res) => {
@@ -278,7 +278,7 @@ const inOrder = (app) => {
 test('a cheap task queued after dearer ones starts before them', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
-  // 450 ms on the thread: the dear tasks' allowances are 550 and 650 ms, the cheap one's 360.
+  // 450 ms on the thread: the dear tasks' allowances are 600 ms each, the cheap one's 180.
   const running = request('running', 45)
   await until(() => app.pool.busy === 1)
   const dear = [request('dear1', 10), request('dear2', 10)]
@@ -293,7 +293,7 @@ test('a dear task is overtaken by what arrives within its allowance, POOL_DEADLI
   const { order, request } = inOrder(app)
   const running = request('running', 45) // 450 ms
   await until(() => app.pool.busy === 1)
-  const dear = request('dear', 20) // 200 ms: due 400 ms after it came (12 would give it 450)
+  const dear = request('dear', 20) // 200 ms: due 400 ms after it came (the default 6 would give it 875)
   await until(() => app.pool.queued === 1)
   const cheap = request('cheap', 3) // 30 ms: each cheap task is due 60 ms after it came
   await until(() => app.pool.queued === 2)
@@ -306,29 +306,31 @@ test('a dear task is overtaken by what arrives within its allowance, POOL_DEADLI
   t.same(order, ['running', 'cheap', 'within', 'dear', 'after'])
 })
 
-test('a dear task\'s allowance is at most its compute plus the wait predicted as it came: at a short wait it is not overtaken for long', async (t) => {
+test('a dear task\'s allowance is at most its compute plus 1.5 times the wait predicted as it came: at a short wait it is not overtaken for long', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
-  const running = request('running', 20) // 200 ms: the dear task's allowance is 300 ms, not 12 x 100
+  const running = request('running', 30) // 300 ms: the dear task's allowance is 200 + 1.5 x 300 = 650 ms, not 6 x 200
   await until(() => app.pool.busy === 1)
-  const dear = request('dear', 10)
+  const dear = request('dear', 20)
   await until(() => app.pool.queued === 1)
-  const cheap = request('cheap', 3) // its allowance is 330 ms, its 30 and the 300 it waits: after the dear one
-  await Promise.all([running, dear, cheap])
-  t.same(order, ['running', 'dear', 'cheap'])
+  const cheaper = request('cheaper', 12) // its allowance is 6 x 120 = 720 ms: after the dear one
+  await Promise.all([running, dear, cheaper])
+  t.same(order, ['running', 'dear', 'cheaper'])
 })
 
-test('a dear task\'s allowance counts its own compute on top of the wait: a cheap task that comes later than the wait alone would allow still goes first', async (t) => {
+test('a dear task\'s allowance counts its own compute on top of 1.5 waits: a cheaper task that comes later than the waits alone would allow still goes first', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
   const running = request('running', 45) // 450 ms
   await until(() => app.pool.busy === 1)
-  const dear = request('dear', 20) // 200 ms, after a wait of 450: due 650 ms after it came (450 with the wait alone)
+  // 300 ms, after a wait of 450: due 300 + 675 = 975 ms after it came (675 with the waits alone,
+  // 750 with its compute and one wait).
+  const dear = request('dear', 30)
   await until(() => app.pool.queued === 1)
-  await sleep(200)
-  const cheap = request('cheap', 3) // 30 ms, at most 12 x 30 = 360 ms: due about 560 ms after the dear one came
-  await Promise.all([running, dear, cheap])
-  t.same(order, ['running', 'cheap', 'dear'])
+  await sleep(260)
+  const cheaper = request('cheaper', 10) // 100 ms, at most 6 x 100 = 600 ms: due about 860 ms after the dear one came
+  await Promise.all([running, dear, cheaper])
+  t.same(order, ['running', 'cheaper', 'dear'])
 })
 
 test('a cheap task does not overtake an admitted one past POOL_MAX_WAIT_MS: it goes behind it, and is refused if that is too long a wait', async (t) => {
