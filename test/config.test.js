@@ -16,7 +16,7 @@ test('with no settings, every default applies', async (t) => {
     availableCpus: cpus,
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     poolMaxWaitMs: 1000,
-    poolDeadlineFactor: 12,
+    poolDeadlineFactor: 6,
     poolTasksPerThread: 2,
     poolExpressMaxMs: 3,
     poolThreadNice: 0,
