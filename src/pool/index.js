@@ -52,7 +52,7 @@ export const SECOND_SLOT_MAX_MS = 5
 // served's to 0.85x and 0.88x on the default mix, the smallest and biggest classes within their
 // goals there, and stayed within 0.04 of it on the big (docs/design.md, "What the queue was
 // measured against").
-export const ALLOWANCE_WAITS = 1.5
+const ALLOWANCE_WAITS = 1.5
 export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs)
 
 // The express thread steps aside while every thread has been busy for more than this share of
