@@ -63,20 +63,22 @@ export class Balancer {
   }
 
   // The busy thread that may take a task behind its own at `now` (#opensAt), the one whose work is
-  // predicted to end first; undefined if none may.
-  endingBy (now, withinMs = 0) {
+  // predicted to end first; undefined if none may. Never `except`.
+  endingBy (now, withinMs = 0, except = undefined) {
     let soonest
     for (const thread of this.#holding.keys()) {
+      if (thread === except) continue
       const opens = this.#opensAt(thread, withinMs)
       if (opens <= now && (soonest === undefined || this.#ends.get(thread) < this.#ends.get(soonest))) soonest = thread
     }
     return soonest
   }
 
-  // The soonest time at which a busy thread may take a task behind its own (#opensAt).
-  opensAt (withinMs) {
+  // The soonest time at which a busy thread other than `except` may take a task behind its own
+  // (#opensAt).
+  opensAt (withinMs, except = undefined) {
     let soonest = Infinity
-    for (const thread of this.#holding.keys()) soonest = Math.min(soonest, this.#opensAt(thread, withinMs))
+    for (const thread of this.#holding.keys()) if (thread !== except) soonest = Math.min(soonest, this.#opensAt(thread, withinMs))
     return soonest
   }
 

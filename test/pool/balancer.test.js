@@ -176,3 +176,14 @@ test('a busy thread opens for a second task when its one task comes within the l
   place([worker(1, 1), worker(2, 1)], 1, 2)
   t.equal(balancer.opensAt(5), 1030, 'thread 2 holds two tasks: thread 1, 10 ms before 1040')
 })
+
+test('a thread the pool excepts is neither offered nor waited for (the express thread, for a task that could not go there)', async (t) => {
+  const { balancer, place } = setup()
+  place([worker(1, 0)], 20) // done at 1020, 1040 at half speed
+  place([worker(1, 1), worker(2, 0)], 3) // done at 1003, 1006
+  t.equal(balancer.endingBy(2000, 5), 2)
+  t.equal(balancer.endingBy(2000, 5, 2), 1, 'thread 2 ends first, but is excepted')
+  t.equal(balancer.endingBy(1029, 5, 2), undefined, 'thread 1 is not open yet')
+  t.equal(balancer.opensAt(5, 2), 1030)
+  t.equal(balancer.opensAt(5, 1), 998, 'thread 2 for a task that may wait on either')
+})

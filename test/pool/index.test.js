@@ -632,6 +632,43 @@ test('a cheap task that waits behind the express thread\'s task is the express t
   t.same(order, ['express', 'ending', 'dear', 'behind', 'long'])
 })
 
+// How many timers the process sets over `ms`.
+async function timersSetOver (ms) {
+  const { setTimeout } = globalThis
+  let set = 0
+  globalThis.setTimeout = (...args) => {
+    set++
+    return setTimeout(...args)
+  }
+  try {
+    await sleep(ms)
+  } finally {
+    globalThis.setTimeout = setTimeout
+  }
+  return set
+}
+
+test('a task that could not take the express thread does not wait behind its task either: it waits for one of the pool\'s threads', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '2', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 10: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const longs = ['first', 'second'].map((name) => request(name, 30)) // 300 ms each
+  await until(() => app.pool.busy === 2)
+  const express = request('express', 10) // predicted 2 ms, runs 100: on the express thread
+  await until(() => app.pool.inFlight === 3)
+  const dear = request('dear', 5) // 50 ms, predicted so
+  await until(() => app.pool.inFlight === 4)
+  t.equal(app.pool.queuedWorkMs, 50, 'it waits in the service\'s queue')
+  // Nor does the pool wake up for it until then: no timer is set again and again.
+  const timers = await timersSetOver(50)
+  t.ok(timers < 10, `${timers} timers set in 50 ms`)
+  await express // the express thread is spare again, not one of the pool's
+  t.equal(app.pool.queued, 1)
+  t.ok(app.pool.queuedWorkMs > 0, 'and it goes on waiting there')
+  await Promise.all([...longs, dear])
+  t.same(order.slice(0, 1), ['express'])
+  t.equal(order.at(-1), 'dear', 'after both of the pool\'s tasks')
+})
+
 test('once the express thread\'s task is done, the pool runs POOL_THREADS tasks at once again', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.2 }) })
   const { order, request } = inOrder(app)
