@@ -239,9 +239,10 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
 
   const expressFits = (work) => model.fastest(work) <= expressMaxMs && saturation.value <= EXPRESS_MAX_SATURATION
   // The thread a task of `work` may not wait behind: the express thread's, unless the task could
-  // have gone there itself. Behind a cheap express task, any task started as a third beside the two
-  // threads' on 2 cores: at half of C, a fifth of the biggest tasks computed beside two others,
-  // 1.25x as long as the rest, and the overall p99 was the FIFO pool's 1.05-1.16x.
+  // have gone there itself. Behind the express thread's short task, any task started as a third
+  // beside the two threads' on 2 cores: at half of C on the big mix, 23% of the fib(34)s computed
+  // beside two others, 1.25x as long as the rest, and the overall p99 was 1.16x the FIFO pool's
+  // (8% and 1.01x with this rule).
   const notBehind = (work) => expressBusy() && !expressFits(work) ? expressThread : undefined
 
   function start (job, place) {
