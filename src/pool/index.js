@@ -219,21 +219,21 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   }
 
   // Where a task of `work` can go now: IDLE, an idle thread; `{ behind, dear }`, behind the one
-  // task of that busy thread, predicted to end within SECOND_SLOT_MAX_MS and within twice that at
-  // half its predicted speed (balancer.js; dear: predicted over SECOND_SLOT_MAX_MS, so cancelled
-  // there once the task ahead has settled, start()); EXPRESS, the express thread, for a task of at
-  // most POOL_EXPRESS_MAX_MS at the fastest the machine has computed (cost.js: on a host whose
-  // speed swings 2x, a cheap task stays cheap) when no thread's work is predicted to end within
-  // SECOND_SLOT_MAX_MS and the threads are not saturated (EXPRESS_MAX_SATURATION); or nowhere
-  // (undefined): it waits in the queue. The express task shares the cores with the threads' tasks
-  // rather than wait for one of them to end: a fib(26) that finds both threads on a fib(34) takes
-  // ~1 ms instead of up to 33.
+  // task of that busy thread (not the express thread's, unless the task could go there: notBehind),
+  // predicted to end within SECOND_SLOT_MAX_MS and within twice that at half its predicted speed
+  // (balancer.js; dear: predicted over SECOND_SLOT_MAX_MS, so cancelled there once the task ahead
+  // has settled, start()); EXPRESS, the express thread, for a task of at most POOL_EXPRESS_MAX_MS
+  // at the fastest the machine has computed (cost.js: on a host whose speed swings 2x, a cheap task
+  // stays cheap) when no thread's work is predicted to end within SECOND_SLOT_MAX_MS and the
+  // threads are not saturated (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the
+  // queue. The express task shares the cores with the threads' tasks rather than wait for one of
+  // them to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (work) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
     const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, notBehind(work)) : undefined
     if (behind !== undefined) return { behind, dear: model.predict(work) > SECOND_SLOT_MAX_MS }
-    if (!expressFits(work) || expressBusy() || balancer.idle(threads + express) <= 0) return undefined
+    if (expressBusy() || !expressFits(work) || balancer.idle(threads + express) <= 0) return undefined
     return balancer.soonestEnd() > now + SECOND_SLOT_MAX_MS ? EXPRESS : undefined
   }
 
