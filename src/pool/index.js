@@ -59,7 +59,8 @@ export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs,
 // the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
 // the main thread: stepping aside only past 0.8, it cost the biggest tasks 1.6-2.9x a FIFO pool's
 // p99 at 90% of capacity (1.4-1.8x without it). On 2 threads the share read 0.25-0.35 at half of
-// capacity, where the thread took 1.5% of the tasks, 0.6 at 70%, 0.8-0.88 at 80%, 0.98 at 90%.
+// capacity, where the thread took 1.5% of the tasks, 0.6 at 70%, 0.8-0.88 at 80%, 0.98 at 90%
+// (2026-11-26, while any task could still wait behind the express thread's: not remeasured).
 const EXPRESS_MAX_SATURATION = 0.35
 const SATURATION_TIME_CONSTANT_MS = 1000
 
