@@ -57,10 +57,11 @@ export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs,
 
 // The express thread steps aside while every thread has been busy for more than this share of
 // the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
-// the main thread: stepping aside only past 0.8, it cost the biggest tasks 1.6-2.9x a FIFO pool's
-// p99 at 90% of capacity (1.4-1.8x without it). On 2 threads the share read 0.25-0.35 at half of
-// capacity, where the thread took 1.5% of the tasks, 0.6 at 70%, 0.8-0.88 at 80%, 0.98 at 90%
-// (2026-11-26, while any task could still wait behind the express thread's: not remeasured).
+// the main thread. On 2 threads with the default mix the share read 0.14-0.31 at half of C (10th
+// to 90th percentile), where the thread took 2.5% of the tasks, 0.39-0.60 at 70%, 0.56-0.78 at 80%
+// and 0.75-0.93 at 90%. Bounds of 0.5 and 0.7 let it serve at 70% too: fib(28)'s p99 0.54x and
+// 0.40x the FIFO pool's against 0.65x, but the overall p99 1.00x and 1.10x against 0.95x, and
+// 1.04x and 1.05x against 1.02x at half of C (the same run, 3 rounds, 2026-11-28).
 const EXPRESS_MAX_SATURATION = 0.35
 const SATURATION_TIME_CONSTANT_MS = 1000
 
