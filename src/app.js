@@ -51,7 +51,7 @@ export async function build (config, { logger = { level: config.logLevel }, task
     genReqId: requestId,
     frameworkErrors: frameworkError,
     ...serverOptions(config.http),
-    logController: new RequestLog(),
+    logController: new RequestLog({ all: config.logRequests === 'all' }),
     // Closing is answered by the routes themselves, in the service's own error shape.
     return503OnClosing: false
   })

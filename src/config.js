@@ -72,6 +72,9 @@ export const DEFAULT_HTTP_MAX_CONNECTIONS = 10_000
 // The shutdown grace lets the longest legal request finish, plus this margin.
 const SHUTDOWN_MARGIN_MS = 5_000
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+// Which requests get a line. Only the failed ones by default: at 80-90% of what the machine carries,
+// a line for every answer cost the tails (docs/configuration.md, LOG_REQUESTS).
+const LOG_REQUESTS = ['failed', 'all']
 
 export const schema = {
   type: 'object',
@@ -80,6 +83,7 @@ export const schema = {
     METRICS_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
     HOST: { type: 'string', default: '0.0.0.0' },
     LOG_LEVEL: { type: 'string', enum: LOG_LEVELS, default: 'info' },
+    LOG_REQUESTS: { type: 'string', enum: LOG_REQUESTS, default: 'failed' },
     POOL_THREADS: { type: 'integer', minimum: 1, maximum: 1024 },
     POOL_MAX_QUEUE: { type: 'integer', minimum: 0, maximum: 1_000_000 },
     POOL_MAX_WAIT_MS: { type: 'integer', minimum: 1, maximum: 86_400_000, default: DEFAULT_POOL_MAX_WAIT_MS },
@@ -106,7 +110,7 @@ export class ConfigError extends Error {
   name = 'ConfigError'
 }
 
-// Only numbers and LOG_LEVEL's enum can be invalid: any non-empty HOST is left to listen().
+// Only numbers and the two LOG_ enums can be invalid: any non-empty HOST is left to listen().
 function accepted (rule) {
   if (rule.enum) return `one of ${rule.enum.join(', ')}`
   return `${rule.type === 'integer' ? 'a whole number' : 'a number'} from ${rule.minimum} to ${rule.maximum}`
@@ -158,6 +162,7 @@ export function loadConfig (env = process.env, cpus = availableCpus(), memory = 
     host: parsed.HOST,
     metricsPort: parsed.METRICS_PORT,
     logLevel: parsed.LOG_LEVEL,
+    logRequests: parsed.LOG_REQUESTS,
     poolThreads,
     poolThreadsSource: parsed.POOL_THREADS === undefined ? cpus.source : 'POOL_THREADS',
     availableCpus: cpus.cpus,

@@ -8,10 +8,18 @@ const loggedUrl = (url) => (url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LO
 // Polls (Docker's and Kubernetes' probes, Prometheus' scrapes) arrive every few seconds for the
 // life of the service. At info they would bury the lines that matter; a failing one is seen by its
 // poller (unhealthy, not ready, `up` 0), and its cause in the log lines of the requests that failed.
+// `all` false (LOG_REQUESTS=failed): only requests answered 400 or more get a line, so a service
+// answering every request costs no line at all.
 export class RequestLog extends LogController {
+  constructor ({ all }) {
+    super()
+    this.all = all
+  }
+
   incomingRequest () {}
 
   requestCompleted (err, request, reply) {
+    if (!this.all && reply.statusCode < 400) return
     // At LOG_LEVEL=warn or error the line is not even built, nor its level chosen (docs/benchmarks.md,
     // "Each feature's cost"): no request line is above info.
     if (!request.log.isLevelEnabled('info')) return

@@ -106,7 +106,7 @@ test('a URL that cannot be decoded gets 400 in the shared shape, with its reques
 })
 
 test('x-request-id: a usable incoming id is echoed, else a fresh one is made', async (t) => {
-  const { app, logs } = await build(t, { POOL_THREADS: '1' })
+  const { app, logs } = await build(t, { POOL_THREADS: '1', LOG_REQUESTS: 'all' })
   const kept = await app.inject({ url: '/fib?num=3', headers: { 'x-request-id': 'abc-123' } })
   t.equal(kept.headers['x-request-id'], 'abc-123')
   t.ok(logs.some((line) => line.reqId === 'abc-123'), 'the same id is on the log line')

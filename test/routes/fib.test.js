@@ -145,8 +145,8 @@ test('while shutting down, a new fib request gets 503 SHUTTING_DOWN', async (t) 
   t.equal(res.headers.connection, 'close')
 })
 
-test('one log line per request carries num, status and duration', async (t) => {
-  const { app, logs } = await build(t)
+test('at LOG_REQUESTS=all, one log line per request carries num, status and duration', async (t) => {
+  const { app, logs } = await build(t, { LOG_REQUESTS: 'all' })
   await app.inject({ url: '/fib?num=20', headers: { 'x-request-id': 'line-1' } })
   const lines = logs.filter((line) => line.reqId === 'line-1')
   t.equal(lines.length, 1)

@@ -63,7 +63,7 @@ test('bad configuration stops the process with one plain line naming the setting
 })
 
 test('SIGTERM lets an in-flight fib(40) finish with 200, then exits 0', async (t) => {
-  const { child, lines, exited, listening } = start(t)
+  const { child, lines, exited, listening } = start(t, { LOG_REQUESTS: 'all' })
   const port = await listening
   const pending = fetch(`http://127.0.0.1:${port}/fib?num=40`, { headers: { 'x-request-id': 'drain-1' } })
   await computing(port)
