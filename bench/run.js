@@ -74,6 +74,7 @@ const SERVERS = [
   { name: 'FIFO pool, +150 µs a request', file: 'bench/servers/fifo-pool.js', env: { EXTRA_CPU_US: '150' }, openOnly: true },
   { name: 'service, no express thread', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   { name: 'service, express up to 1 ms', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '1' }, openOnly: true },
+  { name: 'service, LOG_REQUESTS=all', file: 'src/server.js', env: { LOG_REQUESTS: 'all' }, openOnly: true },
   { name: 'service, sizes unknown', file: 'src/server.js', env: { POOL_DEADLINE_FACTOR: '0', POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   // The threads below the main thread: it then reads an answer without waiting for a computing
   // thread's time slice (bench/gaps.js with NICE).
