@@ -2,7 +2,8 @@
 // the trivial path (GET /fib?num=10, computed inline as the service does up to FIB_INLINE_MAX_NUM),
 // in microseconds of main-thread time per request. A ladder of apps starts at bare Fastify and adds the
 // service's features one at a time, with the service's own code and settings (src/config.js);
-// above it, the service itself (src/app.js) at LOG_LEVEL=error and at info. What src/app.js adds
+// above it, the service itself (src/app.js) at LOG_LEVEL=error, as shipped (info, a line only for a
+// failed request) and at LOG_REQUESTS=all (a line for every request). What src/app.js adds
 // beyond the ladder (the OpenAPI document and UI, /health, /ready) has no per-request hook; the
 // listener's timeouts and connection limit are Node's HTTP, not measured here.
 //
@@ -60,7 +61,7 @@ const FEATURES = [
   { name: 'the logger (pino at error; a child logger per request)', options: { logger: logger('error') } },
   { name: 'request ids (a client\'s x-request-id checked, else a UUID)', options: { genReqId: requestId } },
   { name: 'the x-request-id header (an onRequest hook)', app: (app) => app.addHook('onRequest', echoRequestId) },
-  { name: 'the request log (its log controller)', options: { logController: new RequestLog() } },
+  { name: 'the request log (its log controller)', options: { logController: new RequestLog({ all: false }) } },
   { name: 'the error handlers', options: { frameworkErrors: frameworkError }, app: (app) => app.register(errors) },
   { name: 'the drain (an onSend hook)', options: { return503OnClosing: false }, app: (app) => app.register(drain) },
   { name: 'the shutdown refusal (an onRequest hook)', scope: (scope) => scope.addHook('onRequest', refuseWhileClosing) },
@@ -94,10 +95,9 @@ const apps = [
     app: await ladder(k)
   }))),
   { name: 'the service (src/app.js), LOG_LEVEL=error', app: await build(config, { logger: logger('error') }) },
-  { name: 'the service, LOG_LEVEL=info', app: await build({ ...config, logLevel: 'info' }, { logger: logger('info') }) }
+  { name: 'the service as shipped (info)', app: await build({ ...config, logLevel: 'info' }, { logger: logger('info') }) },
+  { name: 'the service, LOG_REQUESTS=all', app: await build({ ...config, logLevel: 'info', logRequests: 'all' }, { logger: logger('info') }) }
 ].map((entry) => ({ ...entry, us: [] }))
-// The step each builds on: the one above it, but the service at error builds on the ladder's top.
-const baseOf = (i) => (i === apps.length - 2 ? FEATURES.length : i - 1)
 
 // `count` requests one after the other; the time they took, in microseconds.
 async function measure (app, count) {
@@ -127,7 +127,7 @@ const lines = [
   `# The trivial path's features (${new Date().toISOString().slice(0, 10)}, GET ${URL_PATH} through inject, ${ROUNDS} rounds of ${REQUESTS} requests an app)`, '',
   `Main-thread time per request, in microseconds: the ${QUANTILE * 100}th percentile of each step's rounds, what it adds to the step it builds on, and the median of its rounds.`, '',
   '| step | us per request | added | median of the rounds |', '|---|---|---|---|',
-  ...apps.map((entry, i) => `| ${entry.name} | ${f(cost[i])} | ${i === 0 ? '' : f(cost[i] - cost[baseOf(i)])} | ${f(median(entry.us))} |`),
+  ...apps.map((entry, i) => `| ${entry.name} | ${f(cost[i])} | ${i === 0 ? '' : f(cost[i] - cost[i - 1])} | ${f(median(entry.us))} |`),
   ''
 ]
 mkdirSync(OUT, { recursive: true })
