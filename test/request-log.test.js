@@ -50,21 +50,21 @@ test('at debug, each poll has its line, at debug, failing ones too', async (t) =
   app.closing = true
   const notReady = await app.inject({ url: '/ready', headers: { 'x-request-id': 'closing' } })
   t.equal(notReady.statusCode, 503)
-  const levels = Object.fromEntries(logs.filter((line) => line.msg === 'request completed').map((line) => [line.reqId, line.level]))
+  const levels = Object.fromEntries(completed(logs).map((line) => [line.reqId, line.level]))
   t.same(levels, { '/health': 20, '/ready': 20, '/metrics': 20, '/fib?num=20': 30, closing: 20 })
 })
 
 test('at warn, no request writes a line, polls or work, answered or refused', async (t) => {
   const { app, logs } = await build(t, ALL, { level: 'warn' })
   for (const url of [...POLLS, '/fib?num=20', '/fib?num=x', '/nowhere']) await app.inject(url)
-  t.same(logs.filter((line) => line.msg === 'request completed'), [])
+  t.same(completed(logs), [])
 })
 
 test('a long URL is logged cut short, with its length: a client cannot write lines of any size', async (t) => {
   const { app, logs } = await build(t)
   const url = `/fib?num=${'9'.repeat(5000)}`
   t.equal((await app.inject({ url, headers: { 'x-request-id': 'long' } })).statusCode, 400)
-  const line = logs.find((l) => l.reqId === 'long' && l.msg === 'request completed')
+  const line = completed(logs).find((l) => l.reqId === 'long')
   t.equal(line.url, `${url.slice(0, MAX_LOGGED_URL)}... (5009 characters)`)
   t.ok(JSON.stringify(logs.filter((l) => l.reqId === 'long')).length < 2000, 'no line of the request carries the query')
   await app.inject({ url: '/fib?num=x', headers: { 'x-request-id': 'short' } })
@@ -76,14 +76,14 @@ test('a URL of exactly the longest logged length is logged whole', async (t) => 
   const url = `/fib?num=${'9'.repeat(MAX_LOGGED_URL - '/fib?num='.length)}`
   t.equal(url.length, MAX_LOGGED_URL)
   await app.inject({ url, headers: { 'x-request-id': 'edge' } })
-  t.equal(logs.find((l) => l.reqId === 'edge' && l.msg === 'request completed').url, url)
+  t.equal(completed(logs).find((l) => l.reqId === 'edge').url, url)
 })
 
 test('a fib request\'s line carries its num once valid, and none otherwise', async (t) => {
   const { app, logs } = await build(t, ALL)
   await app.inject({ url: '/fib?num=20', headers: { 'x-request-id': 'valid' } })
   await app.inject({ url: '/fib?num=abc', headers: { 'x-request-id': 'invalid' } })
-  const line = (id) => logs.find((l) => l.reqId === id && l.msg === 'request completed')
+  const line = (id) => completed(logs).find((l) => l.reqId === id)
   t.equal(line('valid').num, 20)
   t.notOk('num' in line('invalid'), 'a num that failed validation is not logged as one')
 })
