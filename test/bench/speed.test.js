@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { allowedCpus, factorOf, fastestSecond, PROBED_SHARE, slowdownOf, timingsWithin, watchSpeed } from '../../bench/speed.js'
@@ -70,4 +73,18 @@ test('watchSpeed times each CPU until stopped', async (t) => {
   }
   t.ok(slowdown > 0 && Number.isFinite(slowdown), `a slowdown once every CPU has a second of timings (${slowdown})`)
   speed.stop()
+})
+
+test('a probe whose reader has gone ends quietly, as it does when its stdin ends', async (t) => {
+  const probe = spawn(process.execPath, [fileURLToPath(new URL('../../bench/speed-probe.cjs', import.meta.url)), '10'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let stderr = ''
+  probe.stderr.on('data', (chunk) => { stderr += chunk })
+  // The parent that exits closes both pipes; the probe may write before it reads the end of stdin.
+  probe.stdout.destroy()
+  const timer = setTimeout(() => probe.kill(), 10_000)
+  const [code] = await once(probe, 'exit')
+  clearTimeout(timer)
+  t.equal(code, 0, 'exit code')
+  t.equal(stderr, '', 'nothing on stderr')
+  probe.stdin.destroy()
 })
