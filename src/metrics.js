@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client): every metric the service exposes is named here, served at GET /metrics.
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
-import Fastify from 'fastify'
+import Fastify, { LogController } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import errors from './errors.js'
@@ -153,7 +153,7 @@ async function metrics (app, { config, schema }) {
   // Prometheus can reach). server.js opens and closes it, beside the main listener.
   if (config.metricsPort !== undefined) {
     // The service's logger, for its errors; no line per scrape, which would bury the others.
-    const exposer = Fastify({ loggerInstance: app.log, disableRequestLogging: true, ...serverOptions(config.http) })
+    const exposer = Fastify({ loggerInstance: app.log, logController: new LogController({ disableRequestLogging: true }), ...serverOptions(config.http) })
     limitConnections(exposer, config.http)
     await exposer.register(errors)
     exposer.get('/metrics', exposition)

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import Fastify from 'fastify'
+// Fastify's deprecation warnings, each emitted once a process: reset here to see one again.
+import { FSTDEP023 } from 'fastify/lib/warnings.js'
 import { test } from 'tap'
 import { loadConfig } from '../src/config.js'
 import metrics from '../src/metrics.js'
@@ -35,6 +37,20 @@ test('with METRICS_PORT the same registry is served by a listener of its own', a
   const res = await fetch(`http://127.0.0.1:${app.metricsServer.server.address().port}/metrics`)
   t.equal(res.status, 200)
   t.equal(value(await res.text(), 'fib_pool_tasks_completed_total'), 1, 'the main app\'s counters')
+})
+
+test('the METRICS_PORT listener starts without a deprecation warning', async (t) => {
+  const warnings = []
+  const onWarning = (warning) => warnings.push(warning.code)
+  process.on('warning', onWarning)
+  t.teardown(() => process.removeListener('warning', onWarning))
+  FSTDEP023.emitted = false
+  const { app } = await build(t, { POOL_THREADS: '1', METRICS_PORT: '9464' })
+  t.ok(app.metricsServer, 'the listener is there')
+  // Warnings are emitted on the next tick.
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(warnings, [], 'no warning')
+  t.equal(FSTDEP023.emitted, false, 'not disableRequestLogging (FSTDEP023)')
 })
 
 test('without METRICS_PORT there is no second listener', async (t) => {
