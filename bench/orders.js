@@ -9,7 +9,8 @@
 // differ.
 //
 // Orders: first come, first served; the service's (a virtual deadline of arrival plus
-// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it); and
+// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it, and no
+// waiting task passed once it would start past its latest start, latestStartMs()); and
 // every order that gives each class a fixed allowance, from 0 to 320 ms past the smallest's
 // (cheapest first and class priorities are among them). Printed for each mix:
 // the best of those under the smallest-class and biggest-class goals, and the best with neither.
@@ -41,8 +42,8 @@
 //   TRACES=/tmp/traces node bench/orders.js   # the tasks of measured runs
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_POOL_DEADLINE_FACTOR } from '../src/config.js'
-import { allowanceMs, FIB_TASK, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
+import { DEFAULT_POOL_DEADLINE_FACTOR, DEFAULT_POOL_MAX_WAIT_MS } from '../src/config.js'
+import { allowanceMs, FIB_TASK, latestStartMs, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
 import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
 import { median, percentile } from './stats.js'
@@ -108,13 +109,14 @@ function readTraces (dir) {
 // Runs the tasks in the order `allowance(task, waitMs)` gives (earliest arrival + allowance
 // first), the wait predicted as the pool does: the queued work and the whole of each running
 // task, as predicted, over the threads; each task holds its thread `extraMs` beyond its compute
-// and hand-off.
+// and hand-off. With `latestStart(task, waitMs)`, as the pool's queue, a task passes no waiting
+// task that it would push past that task's arrival plus its latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
 // handed to a busy thread SECOND_SLOT_MAX_MS before its task ends and follows it after
 // BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task
 // after HAND_OFF_MS.
 // The p99 of the time from arrival to the end of compute: overall, smallest class, biggest class.
-function simulate (list, allowance, biggest, extraMs, slot) {
+function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
   const free = new Array(THREADS).fill(0)
   const running = new Array(THREADS).fill(0)
   const queue = []
@@ -125,10 +127,19 @@ function simulate (list, allowance, biggest, extraMs, slot) {
     while (next < list.length && list[next].arrival <= at) {
       const task = list[next++]
       const onThreads = free.reduce((sum, end, t) => sum + (end > task.arrival ? running[t] : 0), 0)
-      const deadline = task.arrival + allowance(task, (queuedMs + onThreads) / THREADS)
+      const waitMs = (queuedMs + onThreads) / THREADS
+      const deadline = task.arrival + allowance(task, waitMs)
       let i = queue.length
       while (i > 0 && queue[i - 1].deadline > deadline) i--
-      queue.splice(i, 0, { ...task, deadline })
+      if (latestStart !== undefined) {
+        let ahead = onThreads
+        for (let k = 0; k < i; k++) ahead += queue[k].predictedMs
+        for (let k = i; k < queue.length; k++) {
+          if ((ahead + task.predictedMs) / THREADS > queue[k].startBy - task.arrival) i = k + 1
+          ahead += queue[k].predictedMs
+        }
+      }
+      queue.splice(i, 0, { ...task, deadline, startBy: task.arrival + (latestStart?.(task, waitMs) ?? Infinity) })
       queuedMs += task.predictedMs
     }
   }
@@ -152,8 +163,10 @@ function simulate (list, allowance, biggest, extraMs, slot) {
 }
 
 // The service's order: a virtual deadline of arrival plus allowanceMs() with the default factor,
-// from the task's predicted compute and the wait the pool predicts.
+// from the task's predicted compute and the wait the pool predicts; no waiting task passed past
+// its latest start.
 const serviceOrder = ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)
+const serviceLatestStart = ({ predictedMs }, waitMs) => Math.min(DEFAULT_POOL_MAX_WAIT_MS, latestStartMs(predictedMs, waitMs))
 
 // Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task
 // lists) of `count` classes.
@@ -161,8 +174,8 @@ function compare (rounds, loads, count) {
   const biggest = count - 1
   const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest, 0, false)))
   // [overall, smallest, biggest] against FIFO at each load, medians of the rounds' ratios.
-  const ratios = (allowance) => rounds.map((byRound, l) => {
-    const runs = byRound.map((list) => simulate(list, allowance, biggest, EXTRA_MS, true))
+  const ratios = (allowance, latestStart) => rounds.map((byRound, l) => {
+    const runs = byRound.map((list) => simulate(list, allowance, biggest, EXTRA_MS, true, latestStart))
     return [0, 1, 2].map((col) => median(runs.map((run, r) => run[col] / fifo[l][r][col])))
   })
   const fixed = []
@@ -179,7 +192,7 @@ function compare (rounds, loads, count) {
   return {
     fifoMs: fifo.map((runs) => median(runs.map(([overall]) => overall))),
     bestAtEachLoad,
-    service: ratios(serviceOrder),
+    service: ratios(serviceOrder, serviceLatestStart),
     bestWithGoals: best(fixed.filter(meetsClasses)),
     bestOverall: best(fixed)
   }
@@ -232,7 +245,8 @@ if (TRACES === undefined) {
   console.log()
   header('measured p99 over the replay of its own order', loads)
   for (const server of servers) {
-    const own = server === 'service' ? serviceOrder : () => 0
-    row(`${server}, against ${server === 'service' ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, server === 'service')[0]))
+    const service = server === 'service'
+    const own = service ? serviceOrder : () => 0
+    row(`${server}, against ${service ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, service, service ? serviceLatestStart : undefined)[0]))
   }
 }

@@ -62,6 +62,9 @@ export const allowanceMs = (factor, costMs, waitMs) => Math.min(factor * costMs,
 // mix fib(35)'s p99 read 1.85x the FIFO pool's, 1.70x with a bound of 1.7 and 1.96x with 2, the
 // overall p99 0.84x, 0.86x and 0.80x (5 rounds, round by round; docs/design.md).
 const LATENCY_BOUND = 1.7
+// How long after its arrival a task of `costMs` that first come, first served would start in
+// `waitMs` may still start (LATENCY_BOUND), before the bound of POOL_MAX_WAIT_MS.
+export const latestStartMs = (costMs, waitMs) => LATENCY_BOUND * (waitMs + costMs) - costMs
 
 // The express thread steps aside while every thread has been busy for more than this share of
 // the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
@@ -187,7 +190,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, request)
-    job.startBy = Math.min(job.admitted + maxWaitMs, now + LATENCY_BOUND * (fifoWaitMs + costMs) - costMs)
+    job.startBy = Math.min(job.admitted + maxWaitMs, now + latestStartMs(costMs, fifoWaitMs))
     const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve
