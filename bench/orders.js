@@ -44,6 +44,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_POOL_DEADLINE_FACTOR, DEFAULT_POOL_MAX_WAIT_MS } from '../src/config.js'
 import { allowanceMs, FIB_TASK, latestStartMs, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
+import { DeadlineQueue } from '../src/pool/queue.js'
 import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
 import { median, percentile } from './stats.js'
@@ -109,8 +110,9 @@ function readTraces (dir) {
 // Runs the tasks in the order `allowance(task, waitMs)` gives (earliest arrival + allowance
 // first), the wait predicted as the pool does: the queued work and the whole of each running
 // task, as predicted, over the threads; each task holds its thread `extraMs` beyond its compute
-// and hand-off. With `latestStart(task, waitMs)`, as the pool's queue, a task passes no waiting
-// task that it would push past that task's arrival plus its latestStart.
+// and hand-off. The queue is the pool's own (queue.js); with `latestStart(task, waitMs)`, as in
+// the pool, a task passes no waiting task that it would push past that task's arrival plus its
+// latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
 // handed to a busy thread SECOND_SLOT_MAX_MS before its task ends and follows it after
 // BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task
@@ -119,39 +121,28 @@ function readTraces (dir) {
 function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
   const free = new Array(THREADS).fill(0)
   const running = new Array(THREADS).fill(0)
-  const queue = []
-  let queuedMs = 0
+  const queue = new DeadlineQueue()
   const done = []
   let next = 0
   const arriveUntil = (at) => {
     while (next < list.length && list[next].arrival <= at) {
       const task = list[next++]
       const onThreads = free.reduce((sum, end, t) => sum + (end > task.arrival ? running[t] : 0), 0)
-      const waitMs = (queuedMs + onThreads) / THREADS
+      const waitMs = (queue.work + onThreads) / THREADS
       const deadline = task.arrival + allowance(task, waitMs)
-      let i = queue.length
-      while (i > 0 && queue[i - 1].deadline > deadline) i--
-      if (latestStart !== undefined) {
-        let ahead = onThreads
-        for (let k = 0; k < i; k++) ahead += queue[k].predictedMs
-        for (let k = i; k < queue.length; k++) {
-          if ((ahead + task.predictedMs) / THREADS > queue[k].startBy - task.arrival) i = k + 1
-          ahead += queue[k].predictedMs
-        }
-      }
-      queue.splice(i, 0, { ...task, deadline, startBy: task.arrival + (latestStart?.(task, waitMs) ?? Infinity) })
-      queuedMs += task.predictedMs
+      const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
+      const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
+      queue.push({ ...task, startBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
     }
   }
-  while (next < list.length || queue.length > 0) {
+  while (next < list.length || queue.size > 0) {
     const at = Math.min(...free)
     const thread = free.indexOf(at)
     // With the slot, the first task waiting SECOND_SLOT_MAX_MS before the thread frees, or else
     // the first to arrive by then, waits on it.
     arriveUntil(slot ? at - SECOND_SLOT_MAX_MS : at)
-    if (queue.length === 0) arriveUntil(list[next].arrival)
+    if (queue.size === 0) arriveUntil(list[next].arrival)
     const task = queue.shift()
-    queuedMs -= task.predictedMs
     const start = Math.max(at, task.arrival)
     const handOff = !slot ? HAND_OFF_MS : task.arrival < at ? BEHIND_MS : ROUND_TRIP_MS
     free[thread] = start + handOff + task.ms + extraMs
