@@ -72,12 +72,21 @@ export const latestStartMs = (costMs, waitMs) => LATENCY_BOUND * (waitMs + costM
 // The express thread steps aside while every thread has been busy for more than this share of
 // the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
 // the main thread. On 2 threads with the default mix the share read 0.14-0.31 at half of C (10th
-// to 90th percentile), where the thread took 2.5% of the tasks, 0.39-0.60 at 70%, 0.56-0.78 at 80%
-// and 0.75-0.93 at 90%. Bounds of 0.5 and 0.7 let it serve at 70% too: fib(28)'s p99 0.54x and
-// 0.40x the FIFO pool's against 0.65x, but the overall p99 1.00x and 1.10x against 0.95x, and
-// 1.04x and 1.05x against 1.02x at half of C (the same run, 3 rounds, 2026-11-28).
-const EXPRESS_MAX_SATURATION = 0.35
+// to 90th percentile), 0.39-0.60 at 70%, 0.56-0.78 at 80% and 0.75-0.93 at 90%: at 0.5 the thread
+// serves part of the time at 70% too. With EXPRESS_MIN_WAIT_COSTS, beside the service at 0.35
+// (default mix, 5 rounds, ratios of medians against the FIFO pool, 2026-11-29): fib(28)'s p99
+// 0.59x against 0.69x at 70%, the overall p99 1.01x against 1.03x at half of C, the same 1.01x at
+// 70% and 0.89x against 0.94x at 80%. At 0.5 alone the overall p99 at 70% read 1.00x and 1.10x
+// against 0.95x in an earlier run (docs/benchmarks.md, "Questions answered").
+const EXPRESS_MAX_SATURATION = 0.5
 const SATURATION_TIME_CONSTANT_MS = 1000
+// A cheap task takes the express thread only if it would otherwise wait for a thread more than
+// this many times its own predicted compute (and more than SECOND_SLOT_MAX_MS). The express task's
+// compute comes out of the tasks running beside it, and at half of C the top 1% of all latencies
+// is fib(35)'s, which its compute decides: with the wait bound at SECOND_SLOT_MAX_MS alone, a
+// fib(35) shared the cores with two other tasks for 3.9-6.6 ms on average by round (default mix,
+// 2026-11-29); at six times (12 ms for fib(28)), for 1.6-4.8 ms.
+const EXPRESS_MIN_WAIT_COSTS = 6
 
 const IDLE = Object.freeze({})
 const EXPRESS = Object.freeze({ express: true })
@@ -242,17 +251,19 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // (balancer.js; dear: predicted over SECOND_SLOT_MAX_MS, so cancelled there once the task ahead
   // has settled, start()); EXPRESS, the express thread, for a task of at most POOL_EXPRESS_MAX_MS
   // at the fastest the machine has computed (cost.js: on a host whose speed swings 2x, a cheap task
-  // stays cheap) when no thread's work is predicted to end within SECOND_SLOT_MAX_MS and the
-  // threads are not saturated (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the
-  // queue. The express task shares the cores with the threads' tasks rather than wait for one of
-  // them to end: a fib(26) that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
+  // stays cheap) when no thread's work is predicted to end within SECOND_SLOT_MAX_MS nor within
+  // EXPRESS_MIN_WAIT_COSTS times the task's compute and the threads are not saturated
+  // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue. The express task
+  // shares the cores with the threads' tasks rather than wait for one of them to end: a fib(26)
+  // that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
   function placeFor (work) {
     if (idleThreads() > 0) return IDLE
     const now = performance.now()
     const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, notBehind(work)) : undefined
     if (behind !== undefined) return { behind, dear: model.predict(work) > SECOND_SLOT_MAX_MS }
     if (expressBusy() || !expressFits(work) || balancer.idle(threads + express) <= 0) return undefined
-    return balancer.soonestEnd() > now + SECOND_SLOT_MAX_MS ? EXPRESS : undefined
+    const minWaitMs = Math.max(SECOND_SLOT_MAX_MS, EXPRESS_MIN_WAIT_COSTS * model.predict(work))
+    return balancer.soonestEnd() > now + minWaitMs ? EXPRESS : undefined
   }
 
   const expressFits = (work) => model.fastest(work) <= expressMaxMs && saturation.value <= EXPRESS_MAX_SATURATION

@@ -578,9 +578,10 @@ test('with POOL_TASKS_PER_THREAD=2 a task predicted at exactly 5 ms may wait on 
 })
 
 // The express thread: one task of at most POOL_EXPRESS_MAX_MS runs beside busy threads whose work
-// is predicted to go on for more than 5 ms, instead of waiting for one of them.
+// is predicted to go on for more than 5 ms and more than six times its own compute, instead of
+// waiting for one of them.
 
-test('a cheap task that finds every thread on work predicted to go on past 5 ms starts at once on the express thread', async (t) => {
+test('a cheap task that finds every thread on work predicted to go on past six times its compute starts at once on the express thread', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '2', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.2 }) })
   const { order, request } = inOrder(app)
   const long = request('long', 30) // 300 ms
@@ -593,6 +594,17 @@ test('a cheap task that finds every thread on work predicted to go on past 5 ms 
   const answers = await Promise.all([long, short, cheap])
   t.same(order, ['cheap', 'short', 'long'])
   t.equal(new Set(answers.map((res) => res.json().threadId)).size, 3, 'each ran on a thread of its own')
+})
+
+test('a cheap task that would wait for a thread less than six times its compute waits rather than take the express thread', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3' }, { task: misjudged({ 5: 0.25, 30: 1.2 }) })
+  const ended = []
+  const running = app.pool.run({ num: 30 }, new EventEmitter()).then(() => ended.push('running')) // predicted 12 ms, runs 300
+  // Predicted 2.5 ms: it would wait 12, less than 6 x 2.5, but more than 5.
+  const cheap = app.pool.run({ num: 5 }, new EventEmitter()).then(() => ended.push('cheap')) // runs 50
+  t.equal(app.pool.queued, 1, 'it waits')
+  await Promise.all([running, cheap])
+  t.same(ended, ['running', 'cheap'], 'for the thread')
 })
 
 test('one task at a time runs on the express thread; the next waits in the queue for it', async (t) => {
@@ -698,19 +710,36 @@ test('once the express thread\'s task is done, the pool runs POOL_THREADS tasks 
   t.same(order, ['express', 'long', 'dear'])
 })
 
-test('the express thread steps aside once every thread has been busy for over a third of the last second or so', async (t) => {
+test('the express thread steps aside once every thread has been busy for over half of the last second or so', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3', POOL_MAX_WAIT_MS: '5000', FIB_MAX_NUM: '70' }, { task: misjudged({ 5: 0.2 }) })
   const { order, request } = inOrder(app)
+  const busySince = performance.now()
   const longs = [1, 2].map((n) => request(`long ${n}`, 70)) // 700 ms each, one after the other
   await until(() => app.pool.inFlight === 2)
   await request('early', 5) // predicted 2 ms, runs 50
   t.same(order, ['early'], 'early on, it takes the express thread')
-  await sleep(700) // the thread busy for 0.75 s: its share of the recent time about 0.5
+  // Busy for 0.85 s: a share of about 0.57 (1 - e^-0.85, a time constant of 1 s).
+  await sleep(850 - (performance.now() - busySince))
   const late = request('late', 5)
   await until(() => app.pool.inFlight === 2)
   t.equal(app.pool.queued, 1, 'then it waits for the thread')
   await Promise.all([...longs, late])
   t.same(order.slice(-2), ['long 2', 'late'])
+})
+
+test('the express thread still serves while every thread has been busy for under half of the recent time', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '3', FIB_MAX_NUM: '70' }, { task: misjudged({ 5: 0.2 }) })
+  const { order, request } = inOrder(app)
+  const busySince = performance.now()
+  const long = request('long', 70) // 700 ms
+  await until(() => app.pool.busy === 1)
+  // Busy for 0.55 s: a share of about 0.42 (1 - e^-0.55, a time constant of 1 s).
+  await sleep(550 - (performance.now() - busySince))
+  const cheap = request('cheap', 5) // predicted 2 ms, runs 50
+  await until(() => app.pool.inFlight === 2)
+  t.equal(app.pool.queued, 0, 'it takes the express thread')
+  await Promise.all([long, cheap])
+  t.same(order, ['cheap', 'long'])
 })
 
 test('a task of more than POOL_EXPRESS_MAX_MS at the fastest rate measured waits for a thread; at exactly POOL_EXPRESS_MAX_MS it takes the express thread', async (t) => {
