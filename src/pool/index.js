@@ -77,7 +77,8 @@ export const latestStartMs = (costMs, waitMs) => LATENCY_BOUND * (waitMs + costM
 // (default mix, 5 rounds, ratios of medians against the FIFO pool, 2026-11-29): fib(28)'s p99
 // 0.59x against 0.69x at 70%, the overall p99 1.01x against 1.03x at half of C, the same 1.01x at
 // 70% and 0.89x against 0.94x at 80%. At 0.5 alone the overall p99 at 70% read 1.00x and 1.10x
-// against 0.95x in an earlier run (docs/benchmarks.md, "Questions answered").
+// against 0.95x in an earlier run; on the big mix, where the thread then serves more at half of
+// C, 1.08x against 1.02x there (docs/benchmarks.md, "Questions answered").
 const EXPRESS_MAX_SATURATION = 0.5
 const SATURATION_TIME_CONSTANT_MS = 1000
 // A cheap task takes the express thread only if it would otherwise wait for a thread more than
