@@ -69,16 +69,17 @@ const LATENCY_BOUND = 1.9
 // `waitMs` may still start (LATENCY_BOUND), before the bound of POOL_MAX_WAIT_MS.
 export const latestStartMs = (costMs, waitMs) => LATENCY_BOUND * (waitMs + costMs) - costMs
 
-// The express thread steps aside while every thread has been busy for more than this share of
-// the recent time (a time constant of 1 s). Its task takes the cores from the running tasks and
-// the main thread. On 2 threads with the default mix the share read 0.14-0.31 at half of C (10th
-// to 90th percentile), 0.39-0.60 at 70%, 0.56-0.78 at 80% and 0.75-0.93 at 90%: at 0.5 the thread
-// serves part of the time at 70% too. With EXPRESS_MIN_WAIT_COSTS, beside the service at 0.35
-// (default mix, 5 rounds, ratios of medians against the FIFO pool, 2026-11-29): fib(28)'s p99
-// 0.59x against 0.69x at 70%, the overall p99 1.01x against 1.03x at half of C, the same 1.01x at
-// 70% and 0.89x against 0.94x at 80%. At 0.5 alone the overall p99 at 70% read 1.00x and 1.10x
-// against 0.95x in an earlier run; on the big mix, where the thread then serves more at half of
-// C, 1.08x against 1.02x there (docs/benchmarks.md, "Questions answered").
+// The express thread steps aside while every thread has been busy for more than this share of the
+// recent time (a time constant of 1 s). Its task takes the cores from the running tasks and the
+// main thread. On 2 threads with the default mix the share (the time two tasks computed, from the
+// tasks of the report run of 2026-11-29) read 0.19-0.37 at half of C (10th to 90th percentile),
+// 0.42-0.66 at 70%, 0.56-0.81 at 80% and 0.70-0.92 at 90%: at 0.5 the thread serves part of the
+// time at 70% too. With a wait bound of 12 ms (EXPRESS_MIN_WAIT_COSTS times fib(28)'s 2.04 ms),
+// beside the service at 0.35 (default mix, 5 rounds, ratios of medians against the FIFO pool,
+// 2026-11-29): fib(28)'s p99 0.59x against 0.69x at 70%, the overall p99 1.01x against 1.03x at
+// half of C, the same 1.01x at 70% and 0.89x against 0.94x at 80%. At 0.5 alone the overall p99 at
+// 70% read 1.00x and 1.10x against 0.95x in an earlier run; on the big mix, where the thread then
+// serves more at half of C, 1.08x against 1.02x there (docs/benchmarks.md, "Questions answered").
 const EXPRESS_MAX_SATURATION = 0.5
 const SATURATION_TIME_CONSTANT_MS = 1000
 // A cheap task takes the express thread only if it would otherwise wait for a thread more than
@@ -86,7 +87,8 @@ const SATURATION_TIME_CONSTANT_MS = 1000
 // compute comes out of the tasks running beside it, and at half of C the top 1% of all latencies
 // is fib(35)'s, which its compute decides: with the wait bound at SECOND_SLOT_MAX_MS alone, a
 // fib(35) shared the cores with two other tasks for 3.9-6.6 ms on average by round (default mix,
-// 2026-11-29); at six times (12 ms for fib(28)), for 1.6-4.8 ms.
+// 2026-11-29); at 12 ms for 1.6-4.8 ms, and at six times each task's compute 2.3-2.9 ms (the
+// report run of that code).
 const EXPRESS_MIN_WAIT_COSTS = 6
 
 const IDLE = Object.freeze({})
