@@ -31,8 +31,8 @@ export const DEFAULT_QUEUE_PER_THREAD = 1000
 export const DEFAULT_TASKS_PER_THREAD = 2
 // The most a task may be predicted to compute to run on the express thread, beside the busy
 // threads, when none of them is predicted to free up within 5 ms nor within six times the task's
-// compute; 0: no express thread. At 3 ms the smallest tasks' p99 at half of capacity was
-// 0.32-0.52x the best peer's, against 0.54-0.87x without, on both mixes; at high loads the thread
+// compute; 0: no express thread. At 3 ms the smallest tasks' p99 at half of capacity was 0.43x
+// the best peer's on the default mix and 0.34x on the big (2026-11-29); at high loads the thread
 // steps aside (EXPRESS_MAX_SATURATION in src/pool/index.js), as the threads are busy too much of
 // the time (docs/benchmarks.md).
 export const DEFAULT_POOL_EXPRESS_MAX_MS = 3
