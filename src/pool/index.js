@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import fp from 'fastify-plugin'
 import { Piscina } from 'piscina'
 import { DeadlineExceeded, OverDeadline, QueueFull, QueueWait } from '../errors.js'
+import { Alarm } from './alarm.js'
 import { Balancer } from './balancer.js'
 import { Cancellation } from './cancellation.js'
 import { CostModel } from './cost.js'
@@ -145,6 +146,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // size (work); the model turns work into milliseconds at its current rate.
   const queue = new DeadlineQueue()
   const deadlines = new Deadlines(timeoutMs, atDeadline)
+  const alarm = new Alarm(pump)
   const slots = threads * tasksPerThread
   const events = new EventEmitter()
   let started = 0
@@ -259,9 +261,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // (EXPRESS_MAX_SATURATION); or nowhere (undefined): it waits in the queue. The express task
   // shares the cores with the threads' tasks rather than wait for one of them to end: a fib(26)
   // that finds both threads on a fib(34) takes ~1 ms instead of up to 33.
-  function placeFor (work) {
+  function placeFor (work, now = performance.now()) {
     if (idleThreads() > 0) return IDLE
-    const now = performance.now()
     const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, notBehind(work)) : undefined
     if (behind !== undefined) return { behind, dear: model.predict(work) > SECOND_SLOT_MAX_MS }
     if (expressBusy() || !expressFits(work) || balancer.idle(threads + express) <= 0) return undefined
@@ -343,36 +344,19 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     })
   }
 
-  // Hands queued tasks to the threads while they can take them; if the first waiting task can go
-  // nowhere yet, has pump() run again when a busy thread's task comes near enough its predicted
-  // end for the task to wait there, if no arrival or completion has run it by then.
-  function pump () {
+  // Hands queued tasks to the threads while they can take them, then sets the alarm for when the
+  // first task left waiting may go behind a busy thread's task that has come near enough its
+  // predicted end, in case no arrival or completion runs pump() by then. `at`: the moment the
+  // alarm was set for, taken as come.
+  function pump (at = 0) {
     while (queue.size > 0) {
-      const place = placeFor(queue.peek())
-      if (!place) return pumpAt()
+      const place = placeFor(queue.peek(), Math.max(at, performance.now()))
+      if (!place) break
       const job = queue.shift()
       job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
     }
-  }
-
-  // One timer for the pool, at the soonest of those times. A time already past is one that fell
-  // between placeFor()'s clock reading and this one (a timer fires close to it): pump() runs again
-  // at once rather than wait for the next arrival or completion.
-  let pumpTimer
-  let pumpDue = Infinity
-  function pumpAt () {
-    if (started >= slots) return
-    const due = balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(queue.peek()))
-    if (due >= pumpDue) return
-    clearTimeout(pumpTimer)
-    pumpDue = due
-    pumpTimer = setTimeout(duePump, Math.max(0, due - performance.now())).unref()
-  }
-
-  function duePump () {
-    pumpDue = Infinity
-    pump()
+    alarm.set(queue.size > 0 && started < slots ? balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(queue.peek())) : Infinity)
   }
 
   function settle (job, promise) {
@@ -411,7 +395,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   })
   // Runs after the server has drained its requests, so no task is cut short here.
   app.addHook('onClose', async () => {
-    clearTimeout(pumpTimer)
+    alarm.set(Infinity)
     deadlines.close()
     await piscina.close()
   })
