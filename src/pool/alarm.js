@@ -3,9 +3,9 @@
 // behind a busy thread's task (index.js, pump). A timer left set for a moment that has passed or
 // moved fires for nothing, waking the main thread to do it; and Node fires a timer up to a
 // millisecond before performance.now() reaches its moment (its timers count the event loop's whole
-// milliseconds), so a handler that checks the clock finds it early and sets another. The pool's
-// timer did both: at 110 requests/s of the default mix it fired 991 times in 15 s for 407
-// hand-overs.
+// milliseconds), so a handler that checks the clock finds it early and sets another. A timer only
+// ever moved earlier, and checked against the clock, fired 991 times in 15 s for 407 hand-overs
+// at 110 requests/s of the default mix.
 import { performance } from 'node:perf_hooks'
 
 export class Alarm {
