@@ -62,7 +62,8 @@ async function metrics (app, { config, schema }) {
   poolGauge('fib_pool_queue_size', 'Tasks admitted and waiting for a thread.', () => pool.queued)
   poolGauge('fib_pool_queue_capacity', 'Tasks that may wait for a thread (POOL_MAX_QUEUE); beyond it requests get 503.', () => pool.maxQueue)
   poolGauge('fib_pool_queue_predicted_seconds', 'Predicted compute of the tasks in the queue, in seconds of one thread.', () => pool.queuedWorkMs / 1000)
-  poolGauge('fib_pool_predicted_wait_seconds', 'Predicted wait for a thread: the queued work and the work on the threads, divided by the threads. Over POOL_MAX_WAIT_MS, /ready answers 503.', () => pool.predictedWaitMs / 1000)
+  poolGauge('fib_pool_wait_error_ratio', 'What the cost model\'s predicted waits are multiplied by: how much longer the long waits have run lately (their 99th percentile against the prediction), at least 1.', () => pool.waitErrorFactor)
+  poolGauge('fib_pool_predicted_wait_seconds', 'Predicted wait for a thread: the queued work and the work on the threads, divided by the threads, times fib_pool_wait_error_ratio. Over POOL_MAX_WAIT_MS, /ready answers 503.', () => pool.predictedWaitMs / 1000)
   const info = new Gauge({
     name: 'fib_pool_info',
     help: 'The service version and pool configuration, as labels; always 1.',

@@ -430,6 +430,44 @@ test('40 cheap tasks are admitted where a count of 8 would refuse them; a dear o
   t.equal(value((await app.inject('/metrics')).body, 'fib_requests_rejected_total', 'reason="queue_wait"'), 2)
 })
 
+// Rounds of a 100 ms task running and a 30 ms one queued behind it, the main thread held for
+// 300 ms meanwhile: the queued task is handed over 200 ms late and waits three times what the
+// cost model predicted, while every task computes as predicted.
+async function lateWaits (app, rounds) {
+  for (let round = 0; round < rounds; round++) {
+    const running = app.inject('/fib?num=10')
+    await until(() => app.pool.busy === 1)
+    const waiting = app.inject('/fib?num=3')
+    await until(() => app.pool.queued === 1)
+    const end = Date.now() + 300
+    while (Date.now() < end);
+    for (const res of await Promise.all([running, waiting])) if (res.statusCode !== 200) throw new Error(res.body)
+  }
+}
+
+test('waits that ran late stretch the predicted wait: a task the cost model alone would admit is refused', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '390' }, { task: SIZED_TEST_TASK })
+  t.equal(app.pool.waitErrorFactor, 1, 'no wait has run late yet')
+  await lateWaits(app, 3) // each predicted at 100 ms, over a quarter of the bound
+  const factor = app.pool.waitErrorFactor
+  t.ok(factor > 1.3 && factor < 1.35, `three late waits raise it by about a tenth each: ${factor}`)
+  t.equal(value((await app.inject('/metrics')).body, 'fib_pool_wait_error_ratio'), factor)
+  const running = app.inject('/fib?num=35')
+  await until(() => app.pool.busy === 1)
+  t.ok(Math.abs(app.pool.predictedWaitMs - 350 * factor) < 1e-6, `the model's 350 ms, stretched: ${app.pool.predictedWaitMs}`)
+  const refused = await app.inject('/fib?num=3')
+  t.equal(refused.statusCode, 503, 'the model alone predicts 350 ms, within the 390 ms bound')
+  t.match(refused.json(), { code: 'QUEUE_FULL', message: /wait about 0\.46 s, over 0\.39 s/ })
+  t.equal((await app.inject('/ready')).statusCode, 503, 'readiness goes by the stretched wait too')
+  t.equal((await running).statusCode, 200)
+})
+
+test('a wait the cost model predicted under a quarter of POOL_MAX_WAIT_MS teaches nothing, however late it ran', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '410' }, { task: SIZED_TEST_TASK })
+  await lateWaits(app, 2) // each predicted at 100 ms, under 102.5
+  t.equal(app.pool.waitErrorFactor, 1)
+})
+
 test('a queued task whose client goes away leaves the queue and its predicted work with it', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   await app.listen({ port: 0, host: '127.0.0.1' })
