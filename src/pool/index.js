@@ -94,9 +94,10 @@ const SATURATION_TIME_CONSTANT_MS = 1000
 const EXPRESS_MIN_WAIT_COSTS = 6
 // The wait admission holds to POOL_MAX_WAIT_MS is the cost model's, stretched by how late the
 // long waits have run (wait-error.js): their 99th percentile, learnt from the tasks the model
-// predicted to wait at least WAIT_ERROR_FROM of the bound, where the error decides. In a flood of
-// fib(34) on 2 threads (k6/overload.js), 12.5% and 18.1% of the admitted tasks waited over the
-// bound with the model's wait alone, 5.0% and 5.3% stretched, and the threads were as busy.
+// would have predicted to wait at least WAIT_ERROR_FROM of the bound, where the error decides,
+// had it known which tasks would go first (overtaking is the order's, not an error). In a flood
+// of fib(34) on 2 threads (k6/overload.js), 12.3% and 19.2% of the admitted tasks waited over the
+// bound with the model's wait alone, 0.5% and 4.2% stretched, and the threads were as busy.
 const WAIT_QUANTILE = 0.99
 const WAIT_ERROR_FROM = 0.25
 
@@ -162,6 +163,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // waits for those first (measured under a flood: leaving them out made the real wait twice the
   // predicted one).
   let startedWork = 0
+  // Work handed to the pool's threads so far (the express thread's not counted): what went to them
+  // between a queued task's admission and its own hand-over is what it really waited behind.
+  let handedWork = 0
   // The thread the last express task went to. While it holds tasks (that one, or a cheap one
   // waiting behind it), the pool's threads are the other ones: a thread that frees up takes the
   // next task at once, however dear, rather than idle until the express thread's work ends.
@@ -216,11 +220,10 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // It overtakes no waiting task that it would push past that task's latest start (startBy).
     const stillInTime = (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.startBy - now
     const spot = queue.place(deadline, stillInTime)
-    const modelMs = modelWaitMs(spot.ahead)
-    const waitMs = modelMs * waitError.factor
+    const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, request)
-    job.modelWaitMs = modelMs
+    job.waitFrom = { startedWork, handedWork, msPerWork: model.predict(1) }
     job.startBy = Math.min(job.admitted + maxWaitMs, now + latestStartMs(costMs, fifoWaitMs))
     const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
@@ -295,6 +298,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function start (job, place) {
     const { behind } = place
     const behindBusy = behind !== undefined
+    // A queued task's wait as the cost model would have predicted it at its admission, had it known
+    // what would go first: later, cheaper arrivals included. Only the model's error is learnt.
+    const from = job.waitFrom
+    if (from !== undefined) job.modelWaitMs = (from.startedWork + handedWork - from.handedWork) * from.msPerWork / threads
+    if (place !== EXPRESS) handedWork += job.work
     started++
     startedWork += job.work
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy

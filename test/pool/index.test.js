@@ -462,6 +462,22 @@ test('waits that ran late stretch the predicted wait: a task the cost model alon
   t.equal((await running).statusCode, 200)
 })
 
+test('a dear task overtaken by cheaper ones waits longer than predicted at its admission, and teaches nothing: the order is not an error', async (t) => {
+  // The running task runs 200 ms where 300 are predicted: the dear one waits 200 ms and the cheap
+  // ones' 150, 350 ms in all, over the 300 predicted at its admission, under the 450 predicted
+  // for what went first.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0' }, { task: misjudged({ 20: 30 }) })
+  const { order, request } = inOrder(app)
+  const running = request('running', 20)
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 40)
+  await until(() => app.pool.queued === 1)
+  const cheap = Array.from({ length: 5 }, () => request('cheap', 3))
+  await Promise.all([running, dear, ...cheap])
+  t.same(order, ['running', 'cheap', 'cheap', 'cheap', 'cheap', 'cheap', 'dear'])
+  t.equal(app.pool.waitErrorFactor, 1)
+})
+
 test('a wait the cost model predicted under a quarter of POOL_MAX_WAIT_MS teaches nothing, however late it ran', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0', POOL_MAX_WAIT_MS: '410' }, { task: SIZED_TEST_TASK })
   await lateWaits(app, 2) // each predicted at 100 ms, under 102.5
