@@ -218,7 +218,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const fifoWaitMs = modelWaitMs()
     const deadline = now + allowanceMs(deadlineFactor, costMs, fifoWaitMs)
     // It overtakes no waiting task that it would push past that task's latest start (startBy).
-    const stillInTime = (waiting, ahead) => model.predict(startedWork + ahead + work) / threads <= waiting.startBy - now
+    const stillInTime = (waiting, ahead) => modelWaitMs(ahead + work) <= waiting.startBy - now
     const spot = queue.place(deadline, stillInTime)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
