@@ -179,7 +179,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // The cost model's wait for a thread behind `ahead` queued work: the order goes by it.
   const modelWaitMs = (ahead = queue.work) => model.predict(ahead + startedWork) / threads
   const waitError = new WaitError(WAIT_QUANTILE)
-  // Admission, readiness and Retry-After go by the model's wait stretched by its learnt error.
+  // Admission, readiness, Retry-After and the overtaking check, which all hold waits to times, go
+  // by the model's wait stretched by its learnt error.
   const predictedWaitMs = (ahead) => modelWaitMs(ahead) * waitError.factor
   const retryAfter = () => Math.max(1, Math.ceil(predictedWaitMs() / 1000))
 
@@ -214,17 +215,18 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
     if (queue.size >= maxQueue) throw queueFull()
     const now = performance.now()
-    // The wait first come, first served would give it: every task admitted before it.
+    // The wait first come, first served would give it: every task admitted before it. The order
+    // goes by the model's; the task's latest start, a time, by the stretched one.
     const fifoWaitMs = modelWaitMs()
     const deadline = now + allowanceMs(deadlineFactor, costMs, fifoWaitMs)
     // It overtakes no waiting task that it would push past that task's latest start (startBy).
-    const stillInTime = (waiting, ahead) => modelWaitMs(ahead + work) <= waiting.startBy - now
+    const stillInTime = (waiting, ahead) => predictedWaitMs(ahead + work) <= waiting.startBy - now
     const spot = queue.place(deadline, stillInTime)
     const waitMs = predictedWaitMs(spot.ahead)
     if (waitMs > maxWaitMs || waitMs + costMs > timeoutMs) throw queueWait(waitMs)
     const job = admit(input, work, costMs, request)
     job.waitFrom = { startedWork, handedWork, msPerWork: model.predict(1) }
-    job.startBy = Math.min(job.admitted + maxWaitMs, now + latestStartMs(costMs, fifoWaitMs))
+    job.startBy = Math.min(job.admitted + maxWaitMs, now + latestStartMs(costMs, predictedWaitMs()))
     const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve

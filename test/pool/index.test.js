@@ -462,6 +462,42 @@ test('waits that ran late stretch the predicted wait: a task the cost model alon
   t.equal((await running).statusCode, 200)
 })
 
+test('waits that ran late stretch the overtaking check too: a cheap task the cost model alone would let pass a dear one goes behind it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0', POOL_DEADLINE_FACTOR: '2', POOL_MAX_WAIT_MS: '390' }, { task: SIZED_TEST_TASK })
+  await lateWaits(app, 6)
+  const factor = app.pool.waitErrorFactor
+  t.ok(factor > 1.7 && factor < 1.8, `six late waits raise it to about 1.76: ${factor}`)
+  const { order, request } = inOrder(app)
+  const running = request('running', 10) // 100 ms
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 30) // 300 ms, after a wait of 100: stretched, 176 ms
+  await until(() => app.pool.queued === 1)
+  // 80 ms each, due 160 ms after they came, before the dear one. Ahead of it, the first pushes its
+  // wait to 180 ms (317 stretched), the second to 260 (458 stretched, over the 390 ms bound).
+  const cheap = Array.from({ length: 2 }, (_, i) => request(`cheap${i + 1}`, 8))
+  const answers = await Promise.all([running, dear, ...cheap])
+  t.same(answers.map((res) => res.statusCode), [200, 200, 200, 503], 'behind the dear task the second would wait 580 ms, 1,022 stretched')
+  t.same(order, ['cheap2', 'running', 'cheap1', 'dear'], 'refused at once')
+})
+
+test('with a stretched wait, the latest start that 1.9 times first come, first served allows is stretched too: the order still reorders', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_EXPRESS_MAX_MS: '0', POOL_DEADLINE_FACTOR: '2', POOL_MAX_WAIT_MS: '390' }, { task: SIZED_TEST_TASK })
+  await lateWaits(app, 6) // a factor of about 1.76
+  const { order, request } = inOrder(app)
+  const running = request('running', 10) // 100 ms
+  await until(() => app.pool.busy === 1)
+  // 100 ms after a wait of 100 (176 stretched): started within 1.9 x 276 - 100 = 424 ms, so by
+  // the 390 ms bound. The model's wait alone would have it started within 280 ms.
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 1)
+  // 50 ms each, due 100 ms after they came, before the dear one. Ahead of it, the first pushes its
+  // wait to 150 ms (264 stretched), the second to 200 (352), the third to 250 (440).
+  const cheap = Array.from({ length: 3 }, (_, i) => request(`cheap${i + 1}`, 5))
+  const answers = await Promise.all([running, dear, ...cheap])
+  t.same(answers.map((res) => res.statusCode), [200, 200, 200, 200, 503], 'behind the dear task the third would wait 300 ms, 528 stretched')
+  t.same(order, ['cheap3', 'running', 'cheap1', 'cheap2', 'dear'], 'refused at once')
+})
+
 test('a dear task overtaken by cheaper ones waits longer than predicted at its admission, and teaches nothing: the order is not an error', async (t) => {
   // The running task runs 200 ms where 300 are predicted: the dear one waits 200 ms and the cheap
   // ones' 150, 350 ms in all, over the 300 predicted at its admission, under the 450 predicted
