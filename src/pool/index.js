@@ -96,8 +96,8 @@ const EXPRESS_MIN_WAIT_COSTS = 6
 // long waits have run (wait-error.js): their 99th percentile, learnt from the tasks the model
 // would have predicted to wait at least WAIT_ERROR_FROM of the bound, where the error decides,
 // had it known which tasks would go first (overtaking is the order's, not an error). In a flood
-// of fib(34) on 2 threads (k6/overload.js), 12.3% and 19.2% of the admitted tasks waited over the
-// bound with the model's wait alone, 0.5% and 4.2% stretched, and the threads were as busy.
+// of fib(34) on 2 threads (k6/overload.js), 20.0% and 20.5% of the admitted tasks waited over the
+// bound with the model's wait alone, 3.6% and 4.4% stretched, and the threads were as busy.
 const WAIT_QUANTILE = 0.99
 const WAIT_ERROR_FROM = 0.25
 
