@@ -60,6 +60,24 @@ export function summarise (answers, mix, dropped) {
   }
 }
 
+// The machine's speed as the server's threads had it, from the 200s answered since `sinceMs`
+// (epoch ms), `answers` in the order they came: their compute at the reference speed (`refMs`,
+// by num) over their computeMs; undefined for none. The speed probes time short computations and
+// take their median, so a thread kept off its CPU for part of a task does not slow them: on the
+// slower machine the tasks' compute took 1.08-1.43 times their CPU time from one window to the
+// next while the probes read the same speed (docs/benchmarks.md).
+export function answerSpeed (answers, refMs, sinceMs) {
+  let ref = 0
+  let took = 0
+  for (let i = answers.length - 1; i >= 0 && answers[i].at + answers[i].ms >= sinceMs; i--) {
+    const { status, num, computeMs } = answers[i]
+    if (status !== 200 || !(computeMs > 0)) continue
+    ref += refMs[num]
+    took += computeMs
+  }
+  return took > 0 ? ref / took : undefined
+}
+
 // One GET /fib?num=`num`; resolves what came back: its status (0 for no answer), its latency in
 // ms and when it was sent (epoch ms), and the Retry-After of a 503. With `trace`, also the
 // computeMs of a 200's body (the body is read, which the client otherwise skips).
@@ -84,9 +102,11 @@ function request (agent, port, num, trace) {
 }
 
 // Runs the load `start` asks for; `speed()` is the machine's speed now, `factors` its readings so
-// far. Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
+// far. With `refMs` (each num's compute at the reference speed), an open loop's rate follows the
+// speed of the last second's answers instead (answerSpeed), the probes' until there are any.
+// Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
 // [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
-export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false }, speed, factors) {
+export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false, refMs }, speed, factors) {
   const agent = new http.Agent({ keepAlive: true })
   const numAt = mixSequence(mix, seed)
   const answers = []
@@ -95,7 +115,7 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   let dropped = 0
   const send = () => {
     if (pending.size >= maxInFlight) return dropped++
-    const done = request(agent, port, numAt(sent++), trace).then((answer) => {
+    const done = request(agent, port, numAt(sent++), trace || refMs !== undefined).then((answer) => {
       pending.delete(done)
       answers.push(answer)
     })
@@ -111,9 +131,10 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   } else {
     // Requests owed so far: the first at once, then `rate` a second at the reference speed.
     let owed = 1
+    const speedNow = refMs === undefined ? speed : () => answerSpeed(answers, refMs, Date.now() - 1000) ?? speed()
     for (let last = started, now = started; running(); last = now) {
       now = performance.now()
-      owed += rate * speed() * (now - last) / 1000
+      owed += rate * speedNow() * (now - last) / 1000
       for (; owed >= 1; owed--) send()
       await sleep(1)
     }

@@ -255,7 +255,9 @@ async function fixSpeed (speed) {
 // With `traceDir`, each open-loop run's 200s as they ran (open-client.js: when sent, num,
 // computeMs, latency; none at the reference speed) go to a file there, for bench/orders.js to
 // replay: { server, mix, load, round, tasks }.
-export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, traceDir, log }) {
+// `speedFrom`: what the open loop's rate follows, 'probes' or 'answers' (the compute the last
+// second's answers report against the limit's, open-client.js's answerSpeed).
+export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, traceDir, speedFrom = 'probes', log }) {
   const speed = watchSpeed(undefined, { everyMs: PROBE_EVERY_MS })
   const began = Date.now()
   const measured = await computeLimit(threads, limitSeconds, mix)
@@ -283,7 +285,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const steady = steadyPart(seconds)
         const started = Date.now()
         const cpu = cpuWindow(server, ...steady, load * c.rps)
-        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined }, seconds, mix, round, speed)
+        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined, ...(speedFrom === 'answers' && { refMs: limit.classMs }) }, seconds, mix, round, speed)
         const result = figures(run.summary, seconds, cpu())
         if (traceDir !== undefined) writeTrace(traceDir, { server: server.name, mix, load, round: round + 1, tasks: run.summary.trace })
         result.speed = speed.factor(...steady.map((s) => started + s * 1000))
@@ -296,7 +298,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
   }
   speed.stop()
   const results = Object.fromEntries(loads.map((load) => [load, Object.fromEntries(servers.map(({ name }) => [name, summarise(runs[load][name], mix)]))]))
-  return { limit, capacity: c, loads, seconds, rounds, mix, peers, results }
+  return { limit, capacity: c, loads, seconds, rounds, mix, peers, speedFrom, results }
 }
 
 function writeTrace (dir, trace) {

@@ -8,6 +8,7 @@
 //   npm run bench -- --suite open --mix big         # another mix: a name in open.js's MIXES,
 //   npm run bench -- --mix '[[27,0.5],[33,0.5]]'    # or [[num, share], ...] (BENCH_MIX too)
 //   npm run bench -- --suite open --trace DIR       # also each open-loop run's tasks, for bench/orders.js
+//   npm run bench -- --suite open --speed answers   # the open loop's rate follows its answers' compute
 //   npm run bench -- --smoke           # seconds-long runs: keeps the harness working (CI)
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -34,9 +35,15 @@ const { values: args } = parseArgs({
     // The open loop's loads, shares of C, comma-separated (open.js's LOADS by default).
     loads: { type: 'string' },
     // A directory for each open-loop run's trace, which bench/orders.js replays.
-    trace: { type: 'string' }
+    trace: { type: 'string' },
+    // What the open loop's rate follows: the speed probes, or the compute its answers report.
+    speed: { type: 'string', default: 'probes' }
   }
 })
+if (!['probes', 'answers'].includes(args.speed)) {
+  console.error(`bench: --speed ${args.speed} is invalid: expected probes or answers`)
+  process.exit(1)
+}
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SECONDS = Number(process.env.BENCH_SECONDS || (args.smoke ? 1 : 5))
 const ROUNDS = Number(process.env.BENCH_ROUNDS || (args.smoke ? 1 : 3))
@@ -113,6 +120,7 @@ if (args.suite !== 'closed') {
     ...(args.smoke && { loads: [0.5, 0.95] }),
     ...(args.loads && { loads: args.loads.split(',').map(Number) }),
     traceDir: args.trace,
+    speedFrom: args.speed,
     log: console.log
   })
   const name = mixName === 'default' ? 'open-loop' : `open-loop-${mixName}`

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { drive, meanFactor, stats, summarise } from '../../bench/open-client.js'
+import { answerSpeed, drive, meanFactor, stats, summarise } from '../../bench/open-client.js'
 
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
@@ -42,6 +42,20 @@ test('meanFactor: the readings inside the interval, else the last before it', as
   t.equal(meanFactor([[100, 1]], 0, 50), undefined, 'none at all before')
 })
 
+test('answerSpeed: the reference compute of the 200s answered since then over their computeMs', async (t) => {
+  const refMs = { 20: 1, 30: 10 }
+  const answers = [
+    { num: 30, status: 200, at: 0, ms: 50, computeMs: 40 },
+    { num: 20, status: 200, at: 900, ms: 50, computeMs: 2 },
+    { num: 30, status: 503, at: 950, ms: 1 },
+    { num: 30, status: 200, at: 960, ms: 30, computeMs: 18 }
+  ]
+  t.equal(answerSpeed(answers, refMs, 940), 11 / 20, 'the last two 200s, the 503 between them left out')
+  t.equal(answerSpeed(answers, refMs, 40), 21 / 60, 'all three 200s')
+  t.equal(answerSpeed(answers, refMs, 1000), undefined, 'none answered since')
+  t.equal(answerSpeed([{ num: 20, status: 200, at: 0, ms: 1, computeMs: 0 }], refMs, 0), undefined, 'a compute under the timer\'s resolution says nothing')
+})
+
 test('summarise counts by class and status, and 503s without Retry-After', async (t) => {
   const mix = [[20, 0.5], [30, 0.5]]
   const summary = summarise([
@@ -69,6 +83,21 @@ test('the open loop sends at the rate times the speed', async (t) => {
   ])
   t.ok(slow.requests >= 25 && slow.requests <= 35, `about 30 at 0.3 of the speed (${slow.requests})`)
   t.ok(fast.requests >= 90 && fast.requests <= 105, `about 100 at full speed (${fast.requests})`)
+})
+
+test('with refMs, the open loop sends at the rate times the speed its answers show', async (t) => {
+  const mix = [[25, 1]]
+  // Each answer computed in 4 ms what takes 1 ms at the reference speed: a quarter of the rate,
+  // once the first answers are in, however fast the probes read the machine.
+  const body = JSON.stringify({ computeMs: 4 })
+  const slow = await server(t, { answer: () => ({ status: 200, body }) })
+  const plain = await server(t, { answer: () => ({ status: 200, body }) })
+  await Promise.all([
+    drive({ port: slow.port, mix, seed: 0, seconds: 1, rate: 200, refMs: { 25: 1 } }, () => 1, [[0, 1]]),
+    drive({ port: plain.port, mix, seed: 0, seconds: 1, rate: 200 }, () => 1, [[0, 1]])
+  ])
+  t.ok(slow.requests >= 40 && slow.requests <= 70, `about 50 at a quarter of the speed (${slow.requests})`)
+  t.ok(plain.requests >= 180 && plain.requests <= 210, `about 200 without refMs (${plain.requests})`)
 })
 
 test('latencies are given at the reference speed', async (t) => {
