@@ -103,7 +103,8 @@ function request (agent, port, num, trace) {
 
 // Runs the load `start` asks for; `speed()` is the machine's speed now, `factors` its readings so
 // far. With `refMs` (each num's compute at the reference speed), an open loop's rate follows the
-// speed of the last second's answers instead (answerSpeed), the probes' until there are any.
+// speed of the last second's answers instead (answerSpeed), the probes' until there are any, and a
+// closed loop's summary holds the speed of all its answers (answerSpeed, undefined for none).
 // Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
 // [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
 export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false, refMs }, speed, factors) {
@@ -141,9 +142,11 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   }
   await Promise.all(pending)
   agent.destroy()
+  // A closed loop's answers give the speed of its whole run, as the open loop's give it of the moment.
+  const answered = vus > 0 && refMs !== undefined ? answerSpeed(answers, refMs, -Infinity) : undefined
   const ran = trace ? answers.filter((a) => a.status === 200).sort((a, b) => a.at - b.at).map((a) => [a.at, a.num, a.computeMs, a.ms]) : undefined
   for (const answer of answers) answer.ms *= meanFactor(factors, answer.at, answer.at + answer.ms)
-  return { ...summarise(answers, mix, dropped), ...(trace && { trace: ran }) }
+  return { ...summarise(answers, mix, dropped), ...(trace && { trace: ran }), ...(answered !== undefined && { answerSpeed: answered }) }
 }
 
 // Forked by open.js: the first message starts the run ({ port, mix, seed, seconds, rate or vus,

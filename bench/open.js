@@ -212,18 +212,19 @@ function summarise (runs, mix) {
 
 // C: each peer's closed-loop throughput (200s per second) with `vus` clients at the reference
 // speed, the best of them; and, for the report only, what `subject` (the service) carries the
-// same way.
-async function capacity ({ peers, subject, seconds, vus, mix, speed, log }) {
+// same way. With `refMs` (`--speed answers`), the speed is the one its answers report, the same
+// the open loop's rate then follows, so that a share of C is the same load from run to run.
+async function capacity ({ peers, subject, seconds, vus, mix, speed, refMs, log }) {
   const rps = {}
   const speeds = {}
   const raw = {}
   for (const server of [...peers, subject]) {
-    const run = await drive(server.port, { vus }, seconds, mix, 0, speed)
+    const run = await drive(server.port, { vus, refMs }, seconds, mix, 0, speed)
     await settle(server.pid)
-    speeds[server.name] = run.speed
+    speeds[server.name] = run.summary.answerSpeed ?? run.speed
     raw[server.name] = figures(run.summary, seconds).goodput
-    rps[server.name] = raw[server.name] / run.speed
-    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${run.speed.toFixed(2)} of it)`)
+    rps[server.name] = raw[server.name] / speeds[server.name]
+    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${speeds[server.name].toFixed(2)} of it${refMs === undefined ? '' : ` by its answers, ${run.speed.toFixed(2)} by the probes`})`)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
@@ -255,8 +256,8 @@ async function fixSpeed (speed) {
 // With `traceDir`, each open-loop run's 200s as they ran (open-client.js: when sent, num,
 // computeMs, latency; none at the reference speed) go to a file there, for bench/orders.js to
 // replay: { server, mix, load, round, tasks }.
-// `speedFrom`: what the open loop's rate follows, 'probes' or 'answers' (the compute the last
-// second's answers report against the limit's, open-client.js's answerSpeed).
+// `speedFrom`: what the open loop's rate follows and C is divided by, 'probes' or 'answers' (the
+// compute the answers report against the limit's, open-client.js's answerSpeed).
 export async function runOpen ({ servers, peers, threads, seconds, rounds, loads = LOADS, mix, limitSeconds, capacitySeconds, traceDir, speedFrom = 'probes', log }) {
   const speed = watchSpeed(undefined, { everyMs: PROBE_EVERY_MS })
   const began = Date.now()
@@ -272,7 +273,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
   const capacities = []
   for (let round = 0; round < rounds; round++) {
     const limitRps = round === 0 ? measured.rps : (await computeLimit(threads, limitSeconds, mix)).rps
-    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, log }), limitRps })
+    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, refMs: speedFrom === 'answers' ? limit.classMs : undefined, log }), limitRps })
   }
   const c = overRounds(capacities)
   log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.misread ? `: over ${CREDIBLE_CAPACITY}, the machine ran faster for C than for the limit, and the loads may be higher than they look` : ''}`)

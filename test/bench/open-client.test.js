@@ -100,6 +100,17 @@ test('with refMs, the open loop sends at the rate times the speed its answers sh
   t.ok(plain.requests >= 180 && plain.requests <= 210, `about 200 without refMs (${plain.requests})`)
 })
 
+test('with refMs, the closed loop\'s summary holds the speed of all its answers', async (t) => {
+  const mix = [[20, 0.5], [25, 0.5]]
+  const { port } = await server(t, { answer: (num) => ({ status: 200, body: JSON.stringify({ computeMs: num === 20 ? 2 : 8 }) }) })
+  const summary = await drive({ port, mix, seed: 0, seconds: 0.2, vus: 2, refMs: { 20: 1, 25: 2 } }, () => 1, [[0, 1]])
+  const { 20: small, 25: big } = summary.classes
+  t.ok(small.ok > 0 && big.ok > 0, `both classes answered (${small.ok}, ${big.ok})`)
+  t.equal(summary.answerSpeed, (small.ok * 1 + big.ok * 2) / (small.ok * 2 + big.ok * 8), 'their reference compute over their computeMs')
+  const plain = await drive({ port, mix, seed: 0, seconds: 0.1, vus: 2 }, () => 1, [[0, 1]])
+  t.equal(plain.answerSpeed, undefined, 'none without refMs')
+})
+
 test('latencies are given at the reference speed', async (t) => {
   const { port } = await server(t, { delayMs: 40 })
   const summary = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0.2, rate: 20 }, () => 2, [[0, 2]])
