@@ -177,6 +177,15 @@ function cpuWindow ({ pid, forks }, fromS, toS, rate) {
   }
 }
 
+// The work a run offered `threads` at the reference speed, as a share of them: the compute, by
+// `classMs` (the limit's), of every request answered (200 or not) over the run's `seconds`. What
+// the rate was meant to offer; where the rate follows a speed, what it did offer that window.
+// Requests the client dropped (over MAX_IN_FLIGHT in flight) have no num on record and are left out.
+export function offeredShare (summary, classMs, seconds, threads) {
+  const ms = Object.entries(summary.classes).reduce((sum, [num, c]) => sum + (c.ok + c.notOk) * classMs[num], 0)
+  return ms / (seconds * 1000 * threads)
+}
+
 // The figures of one run: goodput, share not answered 200, percentiles of all and of each class.
 function figures (summary, seconds, cpu) {
   const classes = Object.values(summary.classes)
@@ -203,6 +212,7 @@ function summarise (runs, mix) {
     p99: pick((r) => r.p99),
     classes: Object.fromEntries(mix.map(([num]) => [num, { p50: pick((r) => r.classes[num].p50), p99: pick((r) => r.classes[num].p99) }])),
     speed: pick((r) => r.speed),
+    offered: pick((r) => r.offered),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), poolUs: pick((r) => r.cpu?.poolUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
@@ -290,10 +300,11 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const result = figures(run.summary, seconds, cpu())
         if (traceDir !== undefined) writeTrace(traceDir, { server: server.name, mix, load, round: round + 1, tasks: run.summary.trace })
         result.speed = speed.factor(...steady.map((s) => started + s * 1000))
+        result.offered = offeredShare(run.summary, limit.classMs, seconds, threads)
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after the client stopped`)
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, µs a request: main thread ${result.cpu.mainUs.toFixed(0)}, pool ${result.cpu.poolUs.toFixed(0)}, others ${result.cpu.helpersUs.toFixed(0)}`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, work offered ${result.offered.toFixed(2)} of the threads, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, µs a request: main thread ${result.cpu.mainUs.toFixed(0)}, pool ${result.cpu.poolUs.toFixed(0)}, others ${result.cpu.helpersUs.toFixed(0)}`}`)
       }
     }
   }
