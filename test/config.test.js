@@ -17,7 +17,7 @@ test('with no settings, every default applies', async (t) => {
     availableCpus: cpus,
     poolMaxQueue: cpus * DEFAULT_QUEUE_PER_THREAD,
     poolMaxWaitMs: 1000,
-    poolDeadlineFactor: 6,
+    poolDeadlineFactor: 4,
     poolTasksPerThread: 2,
     poolExpressMaxMs: 3,
     poolThreadNice: 0,

@@ -21,7 +21,7 @@ test('/metrics serves the Prometheus text format with the pool\'s size, capacity
   t.equal(value(res.body, 'fib_pool_busy_threads'), 0)
   t.equal(value(res.body, 'fib_pool_queue_size'), 0)
   t.equal(value(res.body, 'fib_pressure_max_rss_bytes'), 123456789, 'the RSS bound in effect')
-  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",max_wait_seconds="1",deadline_factor="6",tasks_per_thread="2",express_max_seconds="0.003",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
+  t.equal(value(res.body, 'fib_pool_info', 'version="1.0.0",threads="2",threads_source="POOL_THREADS",max_queue="5",max_wait_seconds="1",deadline_factor="4",tasks_per_thread="2",express_max_seconds="0.003",thread_nice="0",fib_max_num="40",fib_inline_max_num="18",request_timeout_seconds="1.5"'), 1)
   const elu = value(res.body, 'nodejs_eventloop_utilization_ratio')
   t.ok(elu >= 0 && elu <= 1, `event-loop utilisation is a ratio (${elu})`)
   t.ok(value(res.body, 'nodejs_eventloop_lag_p99_seconds') >= 0, 'prom-client\'s default metrics are there')

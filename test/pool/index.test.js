@@ -278,7 +278,7 @@ const inOrder = (app) => {
 test('a cheap task queued after dearer ones starts before them', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
-  // 450 ms on the thread: the dear tasks' allowances are 600 ms each, the cheap one's 180.
+  // 450 ms on the thread: the dear tasks' allowances are 400 ms each, the cheap one's 120.
   const running = request('running', 45)
   await until(() => app.pool.busy === 1)
   const dear = [request('dear1', 10), request('dear2', 10)]
@@ -307,7 +307,7 @@ test('a dear task is overtaken by what arrives within its allowance, POOL_DEADLI
 })
 
 test('a dear task\'s allowance is at most its compute plus 1.5 times the wait predicted as it came: at a short wait it is not overtaken for long', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '6' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
   const running = request('running', 30) // 300 ms: the dear task's allowance is 200 + 1.5 x 300 = 650 ms, not 6 x 200
   await until(() => app.pool.busy === 1)
@@ -319,7 +319,7 @@ test('a dear task\'s allowance is at most its compute plus 1.5 times the wait pr
 })
 
 test('a dear task\'s allowance counts its own compute on top of 1.5 waits: a cheaper task that comes later than the waits alone would allow still goes first', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '6' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
   const running = request('running', 45) // 450 ms
   await until(() => app.pool.busy === 1)
