@@ -60,6 +60,15 @@ export function summarise (answers, mix, dropped) {
   }
 }
 
+// The work a run's `summary` offered `threads` at the reference speed, as a share of them: the
+// compute, by `classMs` (the limit's), of every request answered (200 or not) over the run's
+// `seconds`. What the rate was meant to offer; where the rate follows a speed, what it did offer
+// that window. Requests dropped (over MAX_IN_FLIGHT in flight) have no num on record and are left out.
+export function offeredShare (summary, classMs, seconds, threads) {
+  const ms = Object.entries(summary.classes).reduce((sum, [num, c]) => sum + (c.ok + c.notOk) * classMs[num], 0)
+  return ms / (seconds * 1000 * threads)
+}
+
 // The machine's speed as the server's threads had it, from the 200s answered since `sinceMs`
 // (epoch ms), `answers` in the order they came: their compute at the reference speed (`refMs`,
 // by num) over their computeMs; undefined for none. The speed probes time short computations and

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { offeredShare } from './open-client.js'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
 import { CREDIBLE_CAPACITY, HEALTHY_CAPACITY, pct0 } from './report.js'
 import { watchSpeed } from './speed.js'
@@ -175,15 +176,6 @@ function cpuWindow ({ pid, forks }, fromS, toS, rate) {
       helpersUs: perRequest('helpers')
     }
   }
-}
-
-// The work a run offered `threads` at the reference speed, as a share of them: the compute, by
-// `classMs` (the limit's), of every request answered (200 or not) over the run's `seconds`. What
-// the rate was meant to offer; where the rate follows a speed, what it did offer that window.
-// Requests the client dropped (over MAX_IN_FLIGHT in flight) have no num on record and are left out.
-export function offeredShare (summary, classMs, seconds, threads) {
-  const ms = Object.entries(summary.classes).reduce((sum, [num, c]) => sum + (c.ok + c.notOk) * classMs[num], 0)
-  return ms / (seconds * 1000 * threads)
 }
 
 // The figures of one run: goodput, share not answered 200, percentiles of all and of each class.

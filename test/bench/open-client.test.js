@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { answerSpeed, drive, meanFactor, stats, summarise } from '../../bench/open-client.js'
+import { answerSpeed, drive, meanFactor, offeredShare, stats, summarise } from '../../bench/open-client.js'
 
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
@@ -109,6 +109,13 @@ test('with refMs, the closed loop\'s summary holds the speed of all its answers'
   t.equal(summary.answerSpeed, (small.ok * 1 + big.ok * 2) / (small.ok * 2 + big.ok * 8), 'their reference compute over their computeMs')
   const plain = await drive({ port, mix, seed: 0, seconds: 0.1, vus: 2 }, () => 1, [[0, 1]])
   t.equal(plain.answerSpeed, undefined, 'none without refMs')
+})
+
+test('offeredShare: the compute of every request answered, over the window and the threads', async (t) => {
+  const summary = { dropped: 5, classes: { 28: { ok: 90, notOk: 10 }, 35: { ok: 2, notOk: 0 } } }
+  const classMs = { 28: 5, 35: 150 }
+  t.equal(offeredShare(summary, classMs, 2, 2), (100 * 5 + 2 * 150) / 4000, '503s count as offered, dropped requests (no num) do not')
+  t.equal(offeredShare({ dropped: 0, classes: { 28: { ok: 0, notOk: 0 } } }, classMs, 2, 2), 0)
 })
 
 test('latencies are given at the reference speed', async (t) => {
