@@ -271,11 +271,13 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
     classMs: Object.fromEntries(Object.entries(measured.classMs).map(([num, ms]) => [num, ms * limitSpeed])),
     speed: limitSpeed
   }
+  // With `--speed answers`, what the answers' compute is read against: C's and each window's rate.
+  const refMs = speedFrom === 'answers' ? limit.classMs : undefined
   log(`open loop: mix ${JSON.stringify(mix)}; compute limit ${limit.rps.toFixed(0)} tasks/s on ${threads} threads at the reference speed (the machine at ${limitSpeed.toFixed(2)} of it); ${Object.entries(limit.classMs).map(([n, ms]) => `fib(${n}) ${ms.toFixed(2)} ms`).join(', ')}`)
   const capacities = []
   for (let round = 0; round < rounds; round++) {
     const limitRps = round === 0 ? measured.rps : (await computeLimit(threads, limitSeconds, mix)).rps
-    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, refMs: speedFrom === 'answers' ? limit.classMs : undefined, log }), limitRps })
+    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, refMs, log }), limitRps })
   }
   const c = overRounds(capacities)
   log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.misread ? `: over ${CREDIBLE_CAPACITY}, the machine ran faster for C than for the limit, and the loads may be higher than they look` : ''}`)
@@ -288,7 +290,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const steady = steadyPart(seconds)
         const started = Date.now()
         const cpu = cpuWindow(server, ...steady, load * c.rps)
-        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined, ...(speedFrom === 'answers' && { refMs: limit.classMs }) }, seconds, mix, round, speed)
+        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined, refMs }, seconds, mix, round, speed)
         const result = figures(run.summary, seconds, cpu())
         if (traceDir !== undefined) writeTrace(traceDir, { server: server.name, mix, load, round: round + 1, tasks: run.summary.trace })
         result.speed = speed.factor(...steady.map((s) => started + s * 1000))
