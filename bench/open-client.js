@@ -69,6 +69,12 @@ export function offeredShare (summary, classMs, seconds, threads) {
   return ms / (seconds * 1000 * threads)
 }
 
+// What a load of 1 sends, a second at the reference speed, from C (`rps`) and C / limit as both
+// ran (`ratio`): C, but never past the compute limit, which no server reaches. A C read past it
+// was measured while the machine ran faster than while the limit was, and its "90%" kept the
+// threads 0.92-1.00 busy in every round (C at 1.08 of the limit, docs/benchmarks.md).
+export const loadRps = ({ rps, ratio }) => rps / Math.max(1, ratio)
+
 // The machine's speed as the server's threads had it, from the 200s answered since `sinceMs`
 // (epoch ms), `answers` in the order they came: their compute at the reference speed (`refMs`,
 // by num) over their computeMs; undefined for none. The speed probes time short computations and

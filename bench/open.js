@@ -18,9 +18,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { offeredShare } from './open-client.js'
+import { loadRps, offeredShare } from './open-client.js'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
-import { CREDIBLE_CAPACITY, HEALTHY_CAPACITY, pct0 } from './report.js'
+import { HEALTHY_CAPACITY, pct0 } from './report.js'
 import { watchSpeed } from './speed.js'
 import { median, spread } from './stats.js'
 
@@ -280,7 +280,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
     capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, refMs, log }), limitRps })
   }
   const c = overRounds(capacities)
-  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.misread ? `: over ${CREDIBLE_CAPACITY}, the machine ran faster for C than for the limit, and the loads may be higher than they look` : ''}`)
+  log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.capped ? `: over 1, the machine ran faster for C than for the limit, and the loads are shares of ${c.loadRps.toFixed(0)} tasks/s, C / (C / limit)` : ''}`)
   const runs = {}
   for (let round = 0; round < rounds; round++) {
     for (const load of loads) {
@@ -289,8 +289,8 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const point = `round ${round + 1} load ${(load * 100).toFixed(0).padStart(3)}% of C`
         const steady = steadyPart(seconds)
         const started = Date.now()
-        const cpu = cpuWindow(server, ...steady, load * c.rps)
-        const run = await drive(server.port, { rate: load * c.rps, trace: traceDir !== undefined, refMs }, seconds, mix, round, speed)
+        const cpu = cpuWindow(server, ...steady, load * c.loadRps)
+        const run = await drive(server.port, { rate: load * c.loadRps, trace: traceDir !== undefined, refMs }, seconds, mix, round, speed)
         const result = figures(run.summary, seconds, cpu())
         if (traceDir !== undefined) writeTrace(traceDir, { server: server.name, mix, load, round: round + 1, tasks: run.summary.trace })
         result.speed = speed.factor(...steady.map((s) => started + s * 1000))
@@ -316,6 +316,7 @@ function writeTrace (dir, trace) {
 // The measurements of C as one: medians of each server's closed-loop throughput, the best peer by
 // its median, each measurement's C in order and the machine's speed while it was taken; and C /
 // limit, the median of each measurement's over the limit measured before it, as both ran.
+// The loads are shares of loadRps: C, or the limit when C read past it.
 function overRounds (capacities) {
   const peers = Object.fromEntries(Object.keys(capacities[0].peers).map((name) => [name, median(capacities.map((c) => c.peers[name]))]))
   const by = Object.keys(peers).reduce((a, b) => (peers[b] > peers[a] ? b : a))
@@ -323,5 +324,5 @@ function overRounds (capacities) {
   const { vus, seconds } = capacities[0]
   const ratioByRound = capacities.map((c) => c.raw / c.limitRps)
   const ratio = median(ratioByRound)
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), ratio, ratioByRound, limitByRound: capacities.map((c) => c.limitRps), warning: ratio < HEALTHY_CAPACITY, misread: ratio > CREDIBLE_CAPACITY }
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), ratio, ratioByRound, limitByRound: capacities.map((c) => c.limitRps), warning: ratio < HEALTHY_CAPACITY, loadRps: loadRps({ rps, ratio }), capped: ratio > 1 }
 }

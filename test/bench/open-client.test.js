@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { answerSpeed, drive, meanFactor, offeredShare, stats, summarise } from '../../bench/open-client.js'
+import { answerSpeed, drive, loadRps, meanFactor, offeredShare, stats, summarise } from '../../bench/open-client.js'
 
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
@@ -116,6 +116,12 @@ test('offeredShare: the compute of every request answered, over the window and t
   const classMs = { 28: 5, 35: 150 }
   t.equal(offeredShare(summary, classMs, 2, 2), (100 * 5 + 2 * 150) / 4000, '503s count as offered, dropped requests (no num) do not')
   t.equal(offeredShare({ dropped: 0, classes: { 28: { ok: 0, notOk: 0 } } }, classMs, 2, 2), 0)
+})
+
+test('loadRps: C, but never past the compute limit', async (t) => {
+  t.equal(loadRps({ rps: 130, ratio: 0.9 }), 130, 'C under the limit: C')
+  t.equal(loadRps({ rps: 130, ratio: 1 }), 130)
+  t.equal(loadRps({ rps: 150, ratio: 1.25 }), 120, 'C read past the limit: scaled back to it')
 })
 
 test('latencies are given at the reference speed', async (t) => {
