@@ -18,6 +18,8 @@ import { percentile } from './stats.js'
 export const MAX_IN_FLIGHT = 3000
 // How long any request may take; the window's last ones are waited for that long at most.
 export const REQUEST_TIMEOUT_MS = 60_000
+// The longest the open loop sleeps between sends (nextWakeMs).
+const MAX_SLEEP_MS = 100
 
 // p50, p99, p99.9 and max of `latencies`; undefined for none.
 export function stats (latencies) {
@@ -116,6 +118,12 @@ function request (agent, port, num, trace) {
   })
 }
 
+// How long the open loop sleeps with `owed` requests owed at `perMs` a millisecond: until the next
+// one is due, 1 to MAX_SLEEP_MS (the speed it follows changes every 100 ms). Waking every
+// millisecond whatever the rate, the client spent 136-163 ms of CPU a second sending 120 requests
+// a second, against 114-119 this way: up to 2% of 2 cores taken from the server it measures.
+export const nextWakeMs = (owed, perMs) => Math.min(MAX_SLEEP_MS, Math.max(1, (1 - owed) / perMs))
+
 // Runs the load `start` asks for; `speed()` is the machine's speed now, `factors` its readings so
 // far. With `refMs` (each num's compute at the reference speed), an open loop's rate follows the
 // speed of the last second's answers instead (answerSpeed), the probes' until there are any, and a
@@ -150,9 +158,10 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
     const speedNow = refMs === undefined ? speed : () => answerSpeed(answers, refMs, Date.now() - 1000) ?? speed()
     for (let last = started, now = started; running(); last = now) {
       now = performance.now()
-      owed += rate * speedNow() * (now - last) / 1000
+      const perMs = rate * speedNow() / 1000
+      owed += perMs * (now - last)
       for (; owed >= 1; owed--) send()
-      await sleep(1)
+      await sleep(nextWakeMs(owed, perMs))
     }
   }
   await Promise.all(pending)

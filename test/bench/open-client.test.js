@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { answerSpeed, drive, loadRps, meanFactor, offeredShare, stats, summarise } from '../../bench/open-client.js'
+import { answerSpeed, drive, loadRps, meanFactor, nextWakeMs, offeredShare, stats, summarise } from '../../bench/open-client.js'
 
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
@@ -83,6 +83,14 @@ test('the open loop sends at the rate times the speed', async (t) => {
   ])
   t.ok(slow.requests >= 25 && slow.requests <= 35, `about 30 at 0.3 of the speed (${slow.requests})`)
   t.ok(fast.requests >= 90 && fast.requests <= 105, `about 100 at full speed (${fast.requests})`)
+})
+
+test('nextWakeMs: the open loop sleeps until its next request is due, 1 to 100 ms', async (t) => {
+  t.equal(nextWakeMs(0, 0.1), 10, '100 a second: 10 ms')
+  t.equal(nextWakeMs(0.5, 0.1), 5, 'half of one owed already')
+  t.equal(nextWakeMs(0.999, 0.1), 1, 'no busy loop')
+  t.equal(nextWakeMs(0, 0.001), 100, 'and no sleep past the next speed reading')
+  t.equal(nextWakeMs(0, 0), 100, 'nor for ever at a speed of 0')
 })
 
 test('with refMs, the open loop sends at the rate times the speed its answers show', async (t) => {
