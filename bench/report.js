@@ -54,7 +54,7 @@ export function openMarkdown ({ machine, limit, capacity, loads, seconds, rounds
     ''
   ]
   for (const load of loads) {
-    lines.push(`## ${Math.round(load * 100)}% of C (${f(load * (capacity.loadRps ?? capacity.rps), 0)} req/s at the reference speed)`, '',
+    lines.push(`## ${Math.round(load * 100)}% of C (${f(load * capacity.loadRps, 0)} req/s at the reference speed)`, '',
       `| server | goodput/s | not 200 | p99 | ${mix.map(([num]) => `fib(${num}) p99`).join(' | ')} | 503s | 503 p99 | CPU busy, server | µs a request: main thread, pool, others | speed | work offered |`,
       `|---|---|---|---|${mix.map(() => '---|').join('')}---|---|---|---|---|---|`)
     for (const name of servers) {
