@@ -72,9 +72,9 @@ export function offeredShare (summary, classMs, seconds, threads) {
 }
 
 // What a load of 1 sends, a second at the reference speed, from C (`rps`) and C / limit as both
-// ran (`ratio`): C, but never past the compute limit, which no server reaches. A C read past it
-// was measured while the machine ran faster than while the limit was, and its "90%" kept the
-// threads 0.92-1.00 busy in every round (C at 1.08 of the limit, docs/benchmarks.md).
+// ran (`ratio`): C, but never past the compute limit, which no server reaches: a C read past it
+// was measured while the machine ran faster than while the limit was, and its shares would load
+// the threads past what they were meant to.
 export const loadRps = ({ rps, ratio }) => rps / Math.max(1, ratio)
 
 // The machine's speed as the server's threads had it, from the 200s answered since `sinceMs`

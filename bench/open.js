@@ -324,5 +324,6 @@ function overRounds (capacities) {
   const { vus, seconds } = capacities[0]
   const ratioByRound = capacities.map((c) => c.raw / c.limitRps)
   const ratio = median(ratioByRound)
-  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), ratio, ratioByRound, limitByRound: capacities.map((c) => c.limitRps), warning: ratio < HEALTHY_CAPACITY, loadRps: loadRps({ rps, ratio }), capped: ratio > 1 }
+  const base = loadRps({ rps, ratio })
+  return { rps, by, peers, own: median(capacities.map((c) => c.own)), vus, seconds, byRound: capacities.map((c) => c.rps), speedByRound: capacities.map((c) => c.speed), ratio, ratioByRound, limitByRound: capacities.map((c) => c.limitRps), warning: ratio < HEALTHY_CAPACITY, loadRps: base, capped: base < rps }
 }
