@@ -7,10 +7,10 @@
 // drawn from the mix as bench/k6/mix.js draws it, seeded with `seed`. The summary it sends back has
 // the shape open.js reads: latency of the 200s per num, all of them, the 503s, and what could not
 // be sent.
-import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mixSequence } from './k6/mix.js'
+import { Connections } from './raw-get.js'
 import { percentile } from './stats.js'
 
 // Requests in flight past which the next one is dropped, not sent: a server whose answers take
@@ -95,27 +95,12 @@ export function answerSpeed (answers, refMs, sinceMs) {
   return took > 0 ? ref / took : undefined
 }
 
-// One GET /fib?num=`num`; resolves what came back: its status (0 for no answer), its latency in
-// ms and when it was sent (epoch ms), and the Retry-After of a 503. With `trace`, also the
-// computeMs of a 200's body (the body is read, which the client otherwise skips).
-function request (agent, port, num, trace) {
-  const started = performance.now()
-  const answer = (status, headers = {}) => ({ num, status, at: performance.timeOrigin + started, ms: performance.now() - started, retryAfter: Number(headers['retry-after']) })
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: `/fib?num=${num}`, agent }, (res) => {
-      if (!trace || res.statusCode !== 200) {
-        res.resume()
-        res.on('end', () => resolve(answer(res.statusCode, res.headers)))
-        return
-      }
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ ...answer(res.statusCode, res.headers), computeMs: JSON.parse(body).computeMs }))
-    })
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy())
-    req.on('error', () => resolve(answer(0)))
-  })
+// One GET /fib?num=`num` on `connections`; resolves what came back: its status (0 for no answer),
+// its latency in ms and when it was sent (epoch ms), and the Retry-After of a 503. With `trace`,
+// also the computeMs of a 200's body (the body is read, which the client otherwise skips).
+async function request (connections, num, trace) {
+  const { body, ...answer } = await connections.get(`/fib?num=${num}`, trace)
+  return { num, ...answer, ...(body !== undefined && { computeMs: JSON.parse(body).computeMs }) }
 }
 
 // How long the open loop sleeps with `owed` requests owed at `perMs` a millisecond: until the next
@@ -131,7 +116,7 @@ export const nextWakeMs = (owed, perMs) => Math.min(MAX_SLEEP_MS, Math.max(1, (1
 // Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
 // [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
 export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false, refMs }, speed, factors) {
-  const agent = new http.Agent({ keepAlive: true })
+  const connections = new Connections(port, REQUEST_TIMEOUT_MS)
   const numAt = mixSequence(mix, seed)
   const answers = []
   const pending = new Set()
@@ -139,7 +124,7 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   let dropped = 0
   const send = () => {
     if (pending.size >= maxInFlight) return dropped++
-    const done = request(agent, port, numAt(sent++), trace || refMs !== undefined).then((answer) => {
+    const done = request(connections, numAt(sent++), trace || refMs !== undefined).then((answer) => {
       pending.delete(done)
       answers.push(answer)
     })
@@ -165,7 +150,7 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
     }
   }
   await Promise.all(pending)
-  agent.destroy()
+  connections.destroy()
   // A closed loop's answers give the speed of its whole run, as the open loop's give it of the moment.
   const answered = vus > 0 && refMs !== undefined ? answerSpeed(answers, refMs, -Infinity) : undefined
   const ran = trace ? answers.filter((a) => a.status === 200).sort((a, b) => a.at - b.at).map((a) => [a.at, a.num, a.computeMs, a.ms]) : undefined
