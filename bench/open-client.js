@@ -113,7 +113,8 @@ export const nextWakeMs = (owed, perMs) => Math.min(MAX_SLEEP_MS, Math.max(1, (1
 // far. With `refMs` (each num's compute at the reference speed), an open loop's rate follows the
 // speed of the last second's answers instead (answerSpeed), the probes' until there are any, and a
 // closed loop's summary holds the speed of all its answers (answerSpeed, undefined for none).
-// Resolves the summary; with `trace`, it also holds every 200 as it ran, in the order sent:
+// Resolves the summary, with the CPU time this process spent a request sent (`clientUs`, µs: the
+// share of the machine the client takes from the server it measures); with `trace`, it also holds every 200 as it ran, in the order sent:
 // [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
 export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false, refMs }, speed, factors) {
   const connections = new Connections(port, REQUEST_TIMEOUT_MS)
@@ -131,6 +132,7 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
     pending.add(done)
     return done
   }
+  const cpuFrom = process.cpuUsage()
   const started = performance.now()
   const running = () => performance.now() - started < seconds * 1000
   if (vus > 0) {
@@ -151,11 +153,17 @@ export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight 
   }
   await Promise.all(pending)
   connections.destroy()
+  const cpu = process.cpuUsage(cpuFrom)
   // A closed loop's answers give the speed of its whole run, as the open loop's give it of the moment.
   const answered = vus > 0 && refMs !== undefined ? answerSpeed(answers, refMs, -Infinity) : undefined
   const ran = trace ? answers.filter((a) => a.status === 200).sort((a, b) => a.at - b.at).map((a) => [a.at, a.num, a.computeMs, a.ms]) : undefined
   for (const answer of answers) answer.ms *= meanFactor(factors, answer.at, answer.at + answer.ms)
-  return { ...summarise(answers, mix, dropped), ...(trace && { trace: ran }), ...(answered !== undefined && { answerSpeed: answered }) }
+  return {
+    ...summarise(answers, mix, dropped),
+    ...(sent > 0 && { clientUs: (cpu.user + cpu.system) / sent }),
+    ...(trace && { trace: ran }),
+    ...(answered !== undefined && { answerSpeed: answered })
+  }
 }
 
 // Forked by open.js: the first message starts the run ({ port, mix, seed, seconds, rate or vus,

@@ -189,7 +189,8 @@ function figures (summary, seconds, cpu) {
     ...summary.all,
     refused: summary.refused,
     classes: summary.classes,
-    cpu
+    cpu,
+    clientUs: summary.clientUs
   }
 }
 
@@ -206,6 +207,7 @@ function summarise (runs, mix) {
     speed: pick((r) => r.speed),
     offered: pick((r) => r.offered),
     refused: { count: pick((r) => r.refused.count), p99: pick((r) => r.refused.p99), withoutRetryAfter: runs.reduce((sum, r) => sum + r.refused.withoutRetryAfter, 0) },
+    clientUs: pick((r) => r.clientUs),
     cpu: { busy: pick((r) => r.cpu?.busy), server: pick((r) => r.cpu?.server), steal: pick((r) => r.cpu?.steal), mainUs: pick((r) => r.cpu?.mainUs), poolUs: pick((r) => r.cpu?.poolUs), helpersUs: pick((r) => r.cpu?.helpersUs) },
     // Each round's p99, overall and per class, in round order: the report reads ratios round by round.
     byRound: { p99: runs.map((r) => r.p99), classes: Object.fromEntries(mix.map(([num]) => [num, runs.map((r) => r.classes[num].p99)])) }
@@ -298,7 +300,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
         const waited = await settle(server.pid)
         if (waited > 0) log(`${point} ${server.name}: busy ${waited} ms after the client stopped`)
         ;((runs[load] ??= {})[server.name] ??= []).push(result)
-        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, work offered ${result.offered.toFixed(2)} of the threads, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, µs a request: main thread ${result.cpu.mainUs.toFixed(0)}, pool ${result.cpu.poolUs.toFixed(0)}, others ${result.cpu.helpersUs.toFixed(0)}`}`)
+        log(`${point} ${server.name.padEnd(20)} p99 ${result.p99?.toFixed(1) ?? '-'} ms (${mix.map(([num]) => result.classes[num].p99?.toFixed(0) ?? '-').join(' / ')}), not 200: ${(result.notOkShare * 100).toFixed(2)}%, the machine at ${result.speed?.toFixed(2) ?? '-'} of the reference speed, work offered ${result.offered.toFixed(2)} of the threads, busy ${pct0(result.cpu?.busy)}, server ${pct0(result.cpu?.server)}${result.cpu?.mainUs === undefined ? '' : `, µs a request: main thread ${result.cpu.mainUs.toFixed(0)}, pool ${result.cpu.poolUs.toFixed(0)}, others ${result.cpu.helpersUs.toFixed(0)}`}, client ${result.clientUs?.toFixed(0) ?? '-'} µs a request`)
       }
     }
   }

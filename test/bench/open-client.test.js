@@ -181,3 +181,17 @@ test('forked, it runs the load its first message asks for and sends the summary 
   t.equal(summary.classes[25].ok, seen.requests)
   t.ok(seen.requests >= 8 && seen.requests <= 15, `at the speed sent after the start (${seen.requests})`)
 })
+
+test('the summary holds the CPU time the client spent a request sent', async (t) => {
+  const { port } = await server(t)
+  const before = process.cpuUsage()
+  const summary = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0.3, rate: 50 }, () => 1, [[0, 1]])
+  const cpu = process.cpuUsage(before)
+  const sent = summary.classes[25].ok + summary.classes[25].notOk
+  const spent = summary.clientUs * sent
+  // Here the server runs in the same process, so the two measure the same CPU, the test's over a
+  // little longer.
+  t.ok(sent >= 10 && spent > 0 && spent <= cpu.user + cpu.system && spent >= 0.5 * (cpu.user + cpu.system), `${summary.clientUs} µs a request, ${sent} requests, ${cpu.user + cpu.system} µs in all`)
+  const none = await drive({ port, mix: [[25, 1]], seed: 0, seconds: 0, vus: 1 }, () => 1, [[0, 1]])
+  t.equal(none.clientUs, undefined, 'none for no request sent')
+})
