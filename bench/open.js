@@ -228,7 +228,7 @@ async function capacity ({ peers, subject, seconds, vus, mix, speed, refMs, log 
     speeds[server.name] = run.summary.answerSpeed ?? run.speed
     raw[server.name] = figures(run.summary, seconds).goodput
     rps[server.name] = raw[server.name] / speeds[server.name]
-    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${speeds[server.name].toFixed(2)} of it${refMs === undefined ? '' : ` by its answers, ${run.speed.toFixed(2)} by the probes`})`)
+    log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${speeds[server.name].toFixed(2)} of it${refMs === undefined ? '' : ` by its answers, ${run.speed.toFixed(2)} by the probes`}; its client ${run.summary.clientUs?.toFixed(0) ?? '-'} µs of CPU a request)`)
   }
   const best = peers.map((s) => s.name).reduce((a, b) => (rps[b] > rps[a] ? b : a))
   const own = rps[subject.name]
