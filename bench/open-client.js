@@ -113,9 +113,10 @@ export const nextWakeMs = (owed, perMs) => Math.min(MAX_SLEEP_MS, Math.max(1, (1
 // far. With `refMs` (each num's compute at the reference speed), an open loop's rate follows the
 // speed of the last second's answers instead (answerSpeed), the probes' until there are any, and a
 // closed loop's summary holds the speed of all its answers (answerSpeed, undefined for none).
-// Resolves the summary, with the CPU time this process spent a request sent (`clientUs`, µs: the
-// share of the machine the client takes from the server it measures); with `trace`, it also holds every 200 as it ran, in the order sent:
-// [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js replays them).
+// Resolves the summary, with the CPU time this process spent a request sent (`clientUs`, µs: what
+// the client takes from the server it measures); with `trace`, it also holds every 200 as it ran,
+// in the order sent: [when it was sent (epoch ms), num, computeMs, latency in ms] (bench/orders.js
+// replays them).
 export async function drive ({ port, mix, seed, seconds, rate, vus, maxInFlight = MAX_IN_FLIGHT, trace = false, refMs }, speed, factors) {
   const connections = new Connections(port, REQUEST_TIMEOUT_MS)
   const numAt = mixSequence(mix, seed)
