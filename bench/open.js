@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { loadRps, offeredShare } from './open-client.js'
+import { loadRps, mixTasks, offeredShare } from './open-client.js'
 import { cpuOfTreeMs, machineCpuMs, settle, threadCpuMs } from './proc.js'
 import { HEALTHY_CAPACITY, pct0 } from './report.js'
 import { watchSpeed } from './speed.js'
@@ -214,11 +214,11 @@ function summarise (runs, mix) {
   }
 }
 
-// C: each peer's closed-loop throughput (200s per second) with `vus` clients at the reference
-// speed, the best of them; and, for the report only, what `subject` (the service) carries the
+// C: each peer's closed-loop throughput with `vus` clients at the reference speed, the best of
+// them, in tasks of the mix's mean cost a second (mixTasks, by `classMs`); and, for the report only, what `subject` (the service) carries the
 // same way. With `refMs` (`--speed answers`), the speed is the one its answers report, the same
 // the open loop's rate then follows, so that a share of C is the same load from run to run.
-async function capacity ({ peers, subject, seconds, vus, mix, speed, refMs, log }) {
+async function capacity ({ peers, subject, seconds, vus, mix, classMs, speed, refMs, log }) {
   const rps = {}
   const speeds = {}
   const raw = {}
@@ -226,7 +226,7 @@ async function capacity ({ peers, subject, seconds, vus, mix, speed, refMs, log 
     const run = await drive(server.port, { vus, refMs }, seconds, mix, 0, speed)
     await settle(server.pid)
     speeds[server.name] = run.summary.answerSpeed ?? run.speed
-    raw[server.name] = figures(run.summary, seconds).goodput
+    raw[server.name] = mixTasks(run.summary, mix, classMs) / seconds
     rps[server.name] = raw[server.name] / speeds[server.name]
     log(`open loop: ${server.name} carries ${rps[server.name].toFixed(0)} tasks/s closed-loop at the reference speed (${vus} clients, ${seconds} s, the machine at ${speeds[server.name].toFixed(2)} of it${refMs === undefined ? '' : ` by its answers, ${run.speed.toFixed(2)} by the probes`}; its client ${run.summary.clientUs?.toFixed(0) ?? '-'} µs of CPU a request)`)
   }
@@ -279,7 +279,7 @@ export async function runOpen ({ servers, peers, threads, seconds, rounds, loads
   const capacities = []
   for (let round = 0; round < rounds; round++) {
     const limitRps = round === 0 ? measured.rps : (await computeLimit(threads, limitSeconds, mix)).rps
-    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, speed, refMs, log }), limitRps })
+    capacities.push({ ...await capacity({ peers: servers.filter((s) => peers.includes(s.name)), subject: servers[0], seconds: capacitySeconds, vus: CAPACITY_VUS, mix, classMs: limit.classMs, speed, refMs, log }), limitRps })
   }
   const c = overRounds(capacities)
   log(`open loop: C = ${c.rps.toFixed(0)} tasks/s (${c.by}), the median of ${c.byRound.map((rps) => rps.toFixed(0)).join(', ')}; ${c.ratio.toFixed(2)} of the compute limit (each over the limit just before it: ${c.ratioByRound.map((r) => r.toFixed(2)).join(', ')})${c.warning ? `: below ${HEALTHY_CAPACITY}, the client or the harness is eating the machine` : ''}${c.capped ? `: over 1, the machine ran faster for C than for the limit, and the loads are shares of ${c.loadRps.toFixed(0)} tasks/s, C / (C / limit)` : ''}`)

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
-import { answerSpeed, drive, loadRps, meanFactor, nextWakeMs, offeredShare, stats, summarise } from '../../bench/open-client.js'
+import { answerSpeed, drive, loadRps, meanFactor, mixTasks, nextWakeMs, offeredShare, stats, summarise } from '../../bench/open-client.js'
 
 const CLIENT = fileURLToPath(new URL('../../bench/open-client.js', import.meta.url))
 
@@ -124,6 +124,16 @@ test('offeredShare: the compute of every request answered, over the window and t
   const classMs = { 28: 5, 35: 150 }
   t.equal(offeredShare(summary, classMs, 2, 2), (100 * 5 + 2 * 150) / 4000, '503s count as offered, dropped requests (no num) do not')
   t.equal(offeredShare({ dropped: 0, classes: { 28: { ok: 0, notOk: 0 } } }, classMs, 2, 2), 0)
+})
+
+test('mixTasks: the 200s as tasks of the mix\'s mean cost, whatever the draw held', async (t) => {
+  const mix = [[28, 0.9], [35, 0.1]]
+  const classMs = { 28: 5, 35: 95 }
+  // The mix's mean cost is 14 ms: 90 cheap and 10 dear tasks are 100 of them.
+  t.equal(mixTasks({ classes: { 28: { ok: 90, notOk: 3 }, 35: { ok: 10, notOk: 1 } } }, mix, classMs), 100, 'only the 200s count')
+  // A draw short of dear tasks: 95 answers, the work of 66 of the mix's.
+  t.equal(mixTasks({ classes: { 28: { ok: 90, notOk: 0 }, 35: { ok: 5, notOk: 0 } } }, mix, classMs), (90 * 5 + 5 * 95) / 14)
+  t.equal(mixTasks({ classes: { 28: { ok: 0, notOk: 0 }, 35: { ok: 0, notOk: 0 } } }, mix, classMs), 0)
 })
 
 test('loadRps: C, but never past the compute limit', async (t) => {
