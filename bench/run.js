@@ -78,6 +78,8 @@ const SERVERS = [
   // The open loop's alone: its plain peer, and the service ordering tasks as they come, as it does
   // when every size is predicted equal (a task whose cost cannot be known).
   { name: 'FIFO pool', file: 'bench/servers/fifo-pool.js', openOnly: true },
+  // The same service as a second server of the run: how far a p99 moves with nothing changed.
+  { name: 'service, again', file: 'src/server.js', env: {}, openOnly: true },
   { name: 'FIFO pool, +150 µs a request', file: 'bench/servers/fifo-pool.js', env: { EXTRA_CPU_US: '150' }, openOnly: true },
   { name: 'service, no express thread', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '0' }, openOnly: true },
   { name: 'service, express up to 1 ms', file: 'src/server.js', env: { POOL_EXPRESS_MAX_MS: '1' }, openOnly: true },
