@@ -74,8 +74,8 @@ export function offeredShare (summary, classMs, seconds, threads) {
 // The 200s of a run's `summary` counted as tasks of the mix's mean cost: each weighted by its
 // num's compute (`classMs`, the limit's) over the mean of the `mix`'s. A closed loop sends one
 // draw of the mix, and C counted in tasks is what that draw carries: the first 3,000-4,000 of
-// seed 0, which every measurement of C sends, hold 1.57-1.77% fib(35) where the mix says 2%, and
-// read 0.9-3.7% more tasks a second than the default mix would.
+// seed 0, which every measurement of C sends, hold 1.57-1.77% fib(35) where the default mix says
+// 2%, and counted so read 0.9-3.7% more tasks a second than the mix would.
 export function mixTasks (summary, mix, classMs) {
   const meanMs = mix.reduce((sum, [num, share]) => sum + share * classMs[num], 0)
   return Object.entries(summary.classes).reduce((sum, [num, c]) => sum + c.ok * classMs[num], 0) / meanMs

@@ -215,9 +215,10 @@ function summarise (runs, mix) {
 }
 
 // C: each peer's closed-loop throughput with `vus` clients at the reference speed, the best of
-// them, in tasks of the mix's mean cost a second (mixTasks, by `classMs`); and, for the report only, what `subject` (the service) carries the
-// same way. With `refMs` (`--speed answers`), the speed is the one its answers report, the same
-// the open loop's rate then follows, so that a share of C is the same load from run to run.
+// them, in tasks of the mix's mean cost a second (mixTasks, by `classMs`); and, for the report
+// only, what `subject` (the service) carries the same way. With `refMs` (`--speed answers`), the
+// speed is the one its answers report, the same the open loop's rate then follows, so that a
+// share of C is the same load from run to run.
 async function capacity ({ peers, subject, seconds, vus, mix, classMs, speed, refMs, log }) {
   const rps = {}
   const speeds = {}
