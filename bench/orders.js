@@ -9,8 +9,9 @@
 // differ.
 //
 // Orders: first come, first served; the service's (a virtual deadline of arrival plus
-// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it, and no
-// waiting task passed once it would start past its latest start, latestStartMs()); and
+// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it and the
+// recent mix, and no waiting task passed once it would start past its latest start,
+// latestStartMs()); and
 // every order that gives each class a fixed allowance, from 0 to 320 ms past the smallest's
 // (cheapest first and class priorities are among them). Printed for each mix:
 // the best of those under the smallest-class and biggest-class goals, and the best with neither.
@@ -43,8 +44,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_POOL_DEADLINE_FACTOR, DEFAULT_POOL_MAX_WAIT_MS } from '../src/config.js'
-import { allowanceMs, FIB_TASK, latestStartMs, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
+import { allowanceMs, FIB_TASK, latestStartMs, RECENT_TASKS, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
 import { DeadlineQueue } from '../src/pool/queue.js'
+import { RecentSizes } from '../src/pool/recent-sizes.js'
 import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
 import { median, percentile } from './stats.js'
@@ -107,10 +109,11 @@ function readTraces (dir) {
   })
 }
 
-// Runs the tasks in the order `allowance(task, waitMs)` gives (earliest arrival + allowance
-// first), the wait predicted as the pool does: the queued work and the whole of each running
-// task, as predicted, over the threads; each task holds its thread `extraMs` beyond its compute
-// and hand-off. The queue is the pool's own (queue.js); with `latestStart(task, waitMs)`, as in
+// Runs the tasks in the order `allowance(task, waitMs, cheaperShare)` gives (earliest arrival +
+// allowance first), the wait predicted as the pool does: the queued work and the whole of each
+// running task, as predicted, over the threads; `cheaperShare`, as the pool's, the share of the
+// last RECENT_TASKS arrivals predicted cheaper. Each task holds its thread `extraMs` beyond its
+// compute and hand-off. The queue is the pool's own (queue.js); with `latestStart(task, waitMs)`, as in
 // the pool, a task passes no waiting task that it would push past that task's arrival plus its
 // latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
@@ -122,6 +125,7 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
   const free = new Array(THREADS).fill(0)
   const running = new Array(THREADS).fill(0)
   const queue = new DeadlineQueue()
+  const recent = new RecentSizes(RECENT_TASKS)
   const done = []
   let next = 0
   const arriveUntil = (at) => {
@@ -129,7 +133,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
       const task = list[next++]
       const onThreads = free.reduce((sum, end, t) => sum + (end > task.arrival ? running[t] : 0), 0)
       const waitMs = (queue.work + onThreads) / THREADS
-      const deadline = task.arrival + allowance(task, waitMs)
+      const cheaperShare = recent.cheaperThan(task.predictedMs)
+      recent.add(task.predictedMs)
+      const deadline = task.arrival + allowance(task, waitMs, cheaperShare)
       const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
       const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
       queue.push({ ...task, startBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
@@ -154,9 +160,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
 }
 
 // The service's order: a virtual deadline of arrival plus allowanceMs() with the default factor,
-// from the task's predicted compute and the wait the pool predicts; no waiting task passed past
-// its latest start.
-const serviceOrder = ({ predictedMs }, waitMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs)
+// from the task's predicted compute, the wait the pool predicts and the recent mix; no waiting
+// task passed past its latest start.
+const serviceOrder = ({ predictedMs }, waitMs, cheaperShare) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs, cheaperShare)
 const serviceLatestStart = ({ predictedMs }, waitMs) => Math.min(DEFAULT_POOL_MAX_WAIT_MS, latestStartMs(predictedMs, waitMs))
 
 // Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task

@@ -1,0 +1,36 @@
+import { test } from 'tap'
+import { RecentSizes } from '../../src/pool/recent-sizes.js'
+
+test('before any task came, no task is cheaper than a new one', async (t) => {
+  t.equal(new RecentSizes(4).cheaperThan(10), 0)
+})
+
+test('the share counts the recent tasks strictly cheaper: equal sizes are not', async (t) => {
+  const recent = new RecentSizes(4)
+  for (const size of [1, 2, 2, 5]) recent.add(size)
+  t.equal(recent.cheaperThan(2), 0.25)
+  t.equal(recent.cheaperThan(3), 0.75)
+  t.equal(recent.cheaperThan(6), 1)
+  t.equal(recent.cheaperThan(1), 0)
+})
+
+test('reading the share adds nothing: only add() does', async (t) => {
+  const recent = new RecentSizes(4)
+  recent.add(1)
+  recent.cheaperThan(9)
+  recent.cheaperThan(9)
+  t.equal(recent.cheaperThan(2), 1)
+})
+
+test('once `count` tasks are kept, each new one takes the oldest one\'s place', async (t) => {
+  const recent = new RecentSizes(3)
+  for (const size of [1, 1, 1]) recent.add(size)
+  t.equal(recent.cheaperThan(2), 1)
+  recent.add(5)
+  t.equal(recent.cheaperThan(2), 2 / 3, 'the first 1 is forgotten, not the last')
+  recent.add(5)
+  recent.add(5)
+  t.equal(recent.cheaperThan(2), 0)
+  recent.add(1)
+  t.equal(recent.cheaperThan(2), 1 / 3, 'and the ring goes round again')
+})
