@@ -109,11 +109,11 @@ function readTraces (dir) {
   })
 }
 
-// Runs the tasks in the order `allowance(task, waitMs, cheaperShare)` gives (earliest arrival +
-// allowance first), the wait predicted as the pool does: the queued work and the whole of each
-// running task, as predicted, over the threads; `cheaperShare`, as the pool's, the share of the
-// last RECENT_TASKS arrivals predicted cheaper. Each task holds its thread `extraMs` beyond its
-// compute and hand-off. The queue is the pool's own (queue.js); with `latestStart(task, waitMs)`, as in
+// Runs the tasks in the order `allowance(task, waitMs, cheaperShare, meanMs)` gives (earliest
+// arrival + allowance first), the wait predicted as the pool does: the queued work and the whole
+// of each running task, as predicted, over the threads; `cheaperShare` and `meanMs`, as the
+// pool's, the share of the last RECENT_TASKS arrivals predicted cheaper and their mean predicted
+// compute. Each task holds its thread `extraMs` beyond its compute and hand-off. The queue is the pool's own (queue.js); with `latestStart(task, waitMs)`, as in
 // the pool, a task passes no waiting task that it would push past that task's arrival plus its
 // latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
@@ -134,8 +134,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
       const onThreads = free.reduce((sum, end, t) => sum + (end > task.arrival ? running[t] : 0), 0)
       const waitMs = (queue.work + onThreads) / THREADS
       const cheaperShare = recent.cheaperThan(task.predictedMs)
+      const meanMs = recent.mean
       recent.add(task.predictedMs)
-      const deadline = task.arrival + allowance(task, waitMs, cheaperShare)
+      const deadline = task.arrival + allowance(task, waitMs, cheaperShare, meanMs)
       const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
       const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
       queue.push({ ...task, startBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
@@ -162,7 +163,7 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
 // The service's order: a virtual deadline of arrival plus allowanceMs() with the default factor,
 // from the task's predicted compute, the wait the pool predicts and the recent mix; no waiting
 // task passed past its latest start.
-const serviceOrder = ({ predictedMs }, waitMs, cheaperShare) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs, cheaperShare)
+const serviceOrder = ({ predictedMs }, waitMs, cheaperShare, meanMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs, cheaperShare, meanMs)
 const serviceLatestStart = ({ predictedMs }, waitMs) => Math.min(DEFAULT_POOL_MAX_WAIT_MS, latestStartMs(predictedMs, waitMs))
 
 // Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task

@@ -58,20 +58,21 @@ export const SECOND_SLOT_MAX_MS = 5
 // measured against").
 const ALLOWANCE_WAITS = 1.5
 // A task dearer than at least half of the last RECENT_TASKS to arrive (`cheaperShare`, the share of
-// them cheaper than it) is given CHEAP_HALF_LEAD_MS more: the cheaper half of the mix, whatever its
-// sizes, passes the dearer tasks that came up to that much earlier. The factor alone had a fib(26)
+// them cheaper than it) is given POOL_DEADLINE_FACTOR times their mean predicted compute
+// (`meanCostMs`) more: the cheaper half of the mix, whatever its sizes, passes the dearer tasks
+// that came up to that much earlier (about 20 ms on either mix). The factor alone had a fib(26)
 // pass only the fib(30)s of the 18 ms before it (their 21 ms allowance against its 3 ms), where at
 // 90% of C waits run to hundreds of ms and the big mix's fib(30)s are a fifth of its tasks. On
 // the tasks of ten open-loop runs (220 traces of the big mix, 136 of the default), the smallest
-// class's p99 at 90% of C read 0.53x first come, first served's against 0.60x without the lead on
+// class's p99 at 90% of C read 0.52x first come, first served's against 0.60x without the lead on
 // the big mix and 0.57x against 0.64x on the default, the overall p99 0.87x against 0.86x and
-// 0.84x against 0.82x, and at 50-80% no ratio rose by more than 0.01 (docs/benchmarks.md, "Questions
-// answered"). A lead of 15 to 30 ms read within 0.02 of these.
+// 0.86x against 0.82x; at 50-80% no ratio rose by more than 0.02. A fixed 20 ms read 0.84x overall
+// on the default mix at 90% and the same elsewhere within 0.02, but would shrink against the tasks
+// of a slower machine, or of a task that computes for seconds (docs/design.md, "What the queue was
+// measured against").
 export const RECENT_TASKS = 128
-const CHEAP_HALF_LEAD_MS = 20
-export const allowanceMs = (factor, costMs, waitMs, cheaperShare) => factor === 0
-  ? 0
-  : Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs) + (cheaperShare >= 0.5 ? CHEAP_HALF_LEAD_MS : 0)
+export const allowanceMs = (factor, costMs, waitMs, cheaperShare = 0, meanCostMs = 0) =>
+  Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs) + (cheaperShare >= 0.5 ? factor * meanCostMs : 0)
 // However many tasks come with earlier deadlines, a waiting task is overtaken only while it is
 // still predicted to start within POOL_MAX_WAIT_MS of its admission (what it was admitted under),
 // and in time to be answered within LATENCY_BOUND times the latency first come, first served
@@ -225,6 +226,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const work = task.work(input)
     // Every task counts in the recent mix, whether it waits, starts at once or is refused.
     const cheaperShare = recent.cheaperThan(work)
+    const meanCostMs = model.predict(recent.mean)
     recent.add(work)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
@@ -238,7 +240,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // The wait first come, first served would give it: every task admitted before it. The order
     // goes by the model's; the task's latest start, a time, by the stretched one.
     const fifoWaitMs = modelWaitMs()
-    const deadline = now + allowanceMs(deadlineFactor, costMs, fifoWaitMs, cheaperShare)
+    const deadline = now + allowanceMs(deadlineFactor, costMs, fifoWaitMs, cheaperShare, meanCostMs)
     // It overtakes no waiting task that it would push past that task's latest start (startBy).
     const stillInTime = (waiting, ahead) => predictedWaitMs(ahead + work) <= waiting.startBy - now
     const spot = queue.place(deadline, stillInTime)

@@ -265,8 +265,8 @@ test('worker threads run at POOL_THREAD_NICE, the main thread keeps its priority
 // The queue, with a stand-in task of num x 10 ms whose size the cost model knows: predictions are
 // exact, so admission and order do not depend on the machine's speed. A waiting task's virtual
 // deadline is its arrival plus min(POOL_DEADLINE_FACTOR x its compute, its compute plus 1.5 times
-// the predicted wait as it arrives), and 20 ms more if it is dearer than at least half of the
-// recent tasks; the earliest starts first.
+// the predicted wait as it arrives), and POOL_DEADLINE_FACTOR x the recent tasks' mean compute
+// more if it is dearer than at least half of them; the earliest starts first.
 const inOrder = (app) => {
   const order = []
   const request = (name, num) => app.inject(`/fib?num=${num}`).then((res) => {
@@ -334,40 +334,44 @@ test('a dear task\'s allowance counts its own compute on top of 1.5 waits: a che
   t.same(order, ['running', 'cheaper', 'dear'])
 })
 
-test('the lead goes to a task dearer than at least half of the recent tasks, and never with POOL_DEADLINE_FACTOR=0', async (t) => {
-  t.equal(allowanceMs(4, 10, 100, 0.5), 60)
-  t.equal(allowanceMs(4, 10, 100, 0.49), 40)
-  t.equal(allowanceMs(4, 10, 10, 1), 45, 'on top of the cap at the compute plus 1.5 waits')
-  t.equal(allowanceMs(0, 10, 100, 1), 0)
+test('a task dearer than at least half of the recent tasks is given POOL_DEADLINE_FACTOR times their mean compute more; with POOL_DEADLINE_FACTOR=0, nothing', async (t) => {
+  t.equal(allowanceMs(4, 10, 100, 0.5, 5), 60)
+  t.equal(allowanceMs(4, 10, 100, 0.49, 5), 40)
+  t.equal(allowanceMs(4, 10, 10, 1, 5), 45, 'on top of the cap at the compute plus 1.5 waits')
+  t.equal(allowanceMs(2, 10, 100, 1, 5), 30)
+  t.equal(allowanceMs(0, 10, 100, 1, 5), 0)
 })
 
-test('a task dearer than half of the recent tasks is given 20 ms more: a cheaper task that comes just after it goes first, where the allowances alone would not let it', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '30' }, { task: SIZED_TEST_TASK })
+test('a task dearer than half of the recent tasks waits for the cheaper ones that come within the factor times their mean compute more', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '2' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
-  const running = request('running', 45) // 450 ms, counted whole in every predicted wait
+  const running = request('running', 45) // 450 ms
   await until(() => app.pool.busy === 1)
-  const cheap = [request('cheap1', 3), request('cheap2', 4)] // 30 and 40 ms, due 705 and 760 + 20 ms after they came
+  const cheap = [request('cheap1', 3), request('cheap2', 3)] // 30 ms each, due 60 ms after they came
   await until(() => app.pool.queued === 2)
-  // Both come to a predicted wait of 520 ms. The dear task (110 ms), dearer than two of the three
-  // tasks before it: 110 + 1.5 x 520 = 890 ms, then 20 more. The later one (30 ms), cheaper than
-  // all of them: 30 x 30 = 900 ms (30 + 1.5 x 630 is more).
-  const dear = request('dear', 11)
-  const later = request('later', 3)
+  // 100 ms, dearer than two of the three tasks before it (170 ms on average): due 2 x 100 ms and
+  // 2 x 170 ms after it came, 540 ms.
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 3)
+  await sleep(250)
+  const later = request('later', 3) // due about 310 ms after the dear one came: ahead of it
   await Promise.all([running, ...cheap, dear, later])
   t.same(order, ['running', 'cheap1', 'cheap2', 'later', 'dear'])
 })
 
-test('a task dearer than fewer than half of the recent tasks is given nothing more: the cheaper task that comes just after it waits behind it', async (t) => {
-  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '30' }, { task: SIZED_TEST_TASK })
+test('a task dearer than fewer than half of the recent tasks is given nothing more: a cheaper one that comes after its allowance waits behind it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '2' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
   // As above, after two tasks dearer than the dear one, done before it comes: it is dearer than two
-  // of the five recent tasks, and due at 890 ms.
+  // of the five recent tasks, and due 200 ms after it came.
   for (const num of [12, 12]) t.equal((await request('before', num)).statusCode, 200)
   const running = request('running', 45)
   await until(() => app.pool.busy === 1)
-  const cheap = [request('cheap1', 3), request('cheap2', 4)]
+  const cheap = [request('cheap1', 3), request('cheap2', 3)]
   await until(() => app.pool.queued === 2)
-  const dear = request('dear', 11)
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 3)
+  await sleep(250)
   const later = request('later', 3)
   await Promise.all([running, ...cheap, dear, later])
   t.same(order, ['before', 'before', 'running', 'cheap1', 'cheap2', 'dear', 'later'])

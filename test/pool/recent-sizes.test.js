@@ -1,8 +1,17 @@
 import { test } from 'tap'
 import { RecentSizes } from '../../src/pool/recent-sizes.js'
 
-test('before any task came, no task is cheaper than a new one', async (t) => {
+test('before any task came, no task is cheaper than a new one, and the mean is 0', async (t) => {
   t.equal(new RecentSizes(4).cheaperThan(10), 0)
+  t.equal(new RecentSizes(4).mean, 0)
+})
+
+test('the mean is the recent tasks\' and forgets the oldest with them', async (t) => {
+  const recent = new RecentSizes(3)
+  for (const size of [1, 2, 6]) recent.add(size)
+  t.equal(recent.mean, 3)
+  recent.add(10)
+  t.equal(recent.mean, 6)
 })
 
 test('the share counts the recent tasks strictly cheaper: equal sizes are not', async (t) => {
