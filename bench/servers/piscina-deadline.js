@@ -1,7 +1,7 @@
 // The open loop's other place for the order: Fastify + Piscina with the waiting tasks ordered
 // inside Piscina, by its `taskQueue` option, with the service's virtual deadline (arrival +
-// min(12 x predicted compute, that compute + the predicted wait), src/pool/index.js) and its cost
-// model. Piscina hands a freed thread the next task in its own completion callback, with no hop
+// allowanceMs(), from the predicted compute, the predicted wait and the recent mix,
+// src/pool/index.js) and its cost model. Piscina hands a freed thread the next task in its own completion callback, with no hop
 // through the pool's code. Tasks carry no signal: Piscina 5.3 puts a task with a signal that finds
 // no free thread in a queue of its own, ahead of the taskQueue (piscinajs/piscina issue 899), which
 // undoes the order. So a task whose client goes away leaves the queue while it waits, but one
@@ -10,11 +10,13 @@ import { performance } from 'node:perf_hooks'
 import { Piscina } from 'piscina'
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../../src/config.js'
 import { CostModel } from '../../src/pool/cost.js'
-import { allowanceMs, CALIBRATION_ROUNDS, FIB_TASK } from '../../src/pool/index.js'
+import { allowanceMs, CALIBRATION_ROUNDS, FIB_TASK, RECENT_TASKS } from '../../src/pool/index.js'
+import { RecentSizes } from '../../src/pool/recent-sizes.js'
 import { serve, THREADS } from './common.js'
 import { PiscinaDeadlineQueue } from './deadline-task-queue.js'
 
 const model = new CostModel()
+const recent = new RecentSizes(RECENT_TASKS)
 // Work handed to the threads and not yet done, counted whole, as the service counts it.
 let startedWork = 0
 
@@ -48,7 +50,9 @@ function run (num, signal) {
   const size = FIB_TASK.work({ num })
   const costMs = model.predict(size)
   const waitMs = model.predict(queue.work + startedWork) / THREADS
-  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, costMs, waitMs), work: size } }
+  const allowance = allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, costMs, waitMs, recent.cheaperThan(size), model.predict(recent.mean))
+  recent.add(size)
+  const input = { num, [Piscina.queueOptionsSymbol]: { deadline: performance.now() + allowance, work: size } }
   const done = piscina.run(input)
   return new Promise((resolve, reject) => {
     const gone = () => { if (queue.cancel(input)) reject(signal.reason) }
