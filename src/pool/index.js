@@ -71,7 +71,7 @@ const ALLOWANCE_WAITS = 1.5
 // of a slower machine, or of a task that computes for seconds (docs/design.md, "What the queue was
 // measured against").
 export const RECENT_TASKS = 128
-export const allowanceMs = (factor, costMs, waitMs, cheaperShare = 0, meanCostMs = 0) =>
+export const allowanceMs = (factor, costMs, waitMs, cheaperShare, meanCostMs) =>
   Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs) + (cheaperShare >= 0.5 ? factor * meanCostMs : 0)
 // However many tasks come with earlier deadlines, a waiting task is overtaken only while it is
 // still predicted to start within POOL_MAX_WAIT_MS of its admission (what it was admitted under),
