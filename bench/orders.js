@@ -44,8 +44,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_POOL_DEADLINE_FACTOR, DEFAULT_POOL_MAX_WAIT_MS } from '../src/config.js'
+import { DEFER_EVERY, DEFER_WINDOW, deferByMs, nextToStart } from '../src/pool/deferral.js'
 import { allowanceMs, FIB_TASK, latestStartMs, RECENT_TASKS, SECOND_SLOT_MAX_MS } from '../src/pool/index.js'
 import { DeadlineQueue } from '../src/pool/queue.js'
+import { RecentQuantile } from '../src/pool/recent-quantile.js'
 import { RecentSizes } from '../src/pool/recent-sizes.js'
 import { mixSequence } from './k6/mix.js'
 import { MIXES } from './open.js'
@@ -121,11 +123,12 @@ function readTraces (dir) {
 // BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task
 // after HAND_OFF_MS.
 // The p99 of the time from arrival to the end of compute: overall, smallest class, biggest class.
-function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
+function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer = false) {
   const free = new Array(THREADS).fill(0)
   const running = new Array(THREADS).fill(0)
   const queue = new DeadlineQueue()
   const recent = new RecentSizes(RECENT_TASKS)
+  const fifoLatencies = new RecentQuantile(DEFER_WINDOW, 0.99, DEFER_EVERY)
   const done = []
   let next = 0
   const arriveUntil = (at) => {
@@ -139,7 +142,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
       const deadline = task.arrival + allowance(task, waitMs, cheaperShare, meanMs)
       const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
       const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
-      queue.push({ ...task, startBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
+      fifoLatencies.add(waitMs + task.predictedMs)
+      const deferBy = task.arrival + deferByMs(task.predictedMs, waitMs)
+      queue.push({ ...task, startBy, admitted: task.arrival, costMs: task.predictedMs, deferBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
     }
   }
   while (next < list.length || queue.size > 0) {
@@ -149,7 +154,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart) {
     // the first to arrive by then, waits on it.
     arriveUntil(slot ? at - SECOND_SLOT_MAX_MS : at)
     if (queue.size === 0) arriveUntil(list[next].arrival)
-    const task = queue.shift()
+    const entry = nextToStart(queue, at, defer ? fifoLatencies.value : Infinity)
+    queue.delete(entry)
+    const task = entry.item
     const start = Math.max(at, task.arrival)
     const handOff = !slot ? HAND_OFF_MS : task.arrival < at ? BEHIND_MS : ROUND_TRIP_MS
     free[thread] = start + handOff + task.ms + extraMs
@@ -172,8 +179,8 @@ function compare (rounds, loads, count) {
   const biggest = count - 1
   const fifo = rounds.map((byRound) => byRound.map((list) => simulate(list, () => 0, biggest, 0, false)))
   // [overall, smallest, biggest] against FIFO at each load, medians of the rounds' ratios.
-  const ratios = (allowance, latestStart) => rounds.map((byRound, l) => {
-    const runs = byRound.map((list) => simulate(list, allowance, biggest, EXTRA_MS, true, latestStart))
+  const ratios = (allowance, latestStart, defer) => rounds.map((byRound, l) => {
+    const runs = byRound.map((list) => simulate(list, allowance, biggest, EXTRA_MS, true, latestStart, defer))
     return [0, 1, 2].map((col) => median(runs.map((run, r) => run[col] / fifo[l][r][col])))
   })
   const fixed = []
@@ -190,7 +197,7 @@ function compare (rounds, loads, count) {
   return {
     fifoMs: fifo.map((runs) => median(runs.map(([overall]) => overall))),
     bestAtEachLoad,
-    service: ratios(serviceOrder, serviceLatestStart),
+    service: ratios(serviceOrder, serviceLatestStart, true),
     bestWithGoals: best(fixed.filter(meetsClasses)),
     bestOverall: best(fixed)
   }
@@ -246,6 +253,6 @@ if (TRACES === undefined) {
     // The service's second copy in the same run (run.js) keeps its order.
     const service = server === 'service' || server === 'service, again'
     const own = service ? serviceOrder : () => 0
-    row(`${server}, against ${service ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, service, service ? serviceLatestStart : undefined)[0]))
+    row(`${server}, against ${service ? 'its order' : 'first come, first served'}`, byLoad(server, ({ list, measuredP99 }) => measuredP99 / simulate(list, own, nums.length - 1, 0, service, service ? serviceLatestStart : undefined, service)[0]))
   }
 }

@@ -16,7 +16,9 @@ import { Balancer } from './balancer.js'
 import { Cancellation } from './cancellation.js'
 import { CostModel } from './cost.js'
 import { Deadlines } from './deadlines.js'
+import { DEFER_EVERY, DEFER_WINDOW, deferByMs, nextToStart } from './deferral.js'
 import { DeadlineQueue } from './queue.js'
+import { RecentQuantile } from './recent-quantile.js'
 import { RecentShare } from './recent-share.js'
 import { RecentSizes } from './recent-sizes.js'
 import { keepThreadViews, piscinaWorkerInfo } from './thread-views.js'
@@ -172,6 +174,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // size (work); the model turns work into milliseconds at its current rate.
   const queue = new DeadlineQueue()
   const recent = new RecentSizes(RECENT_TASKS)
+  // The latencies first come, first served would have given the last arrivals: their p99 is the
+  // recent tail the order holds tasks to (deferral.js). Not kept in first-come-first-served order.
+  const fifoLatencies = deadlineFactor > 0 ? new RecentQuantile(DEFER_WINDOW, 0.99, DEFER_EVERY) : undefined
   const deadlines = new Deadlines(timeoutMs, atDeadline)
   const alarm = new Alarm(pump)
   const slots = threads * tasksPerThread
@@ -230,6 +235,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     recent.add(work)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
+    fifoLatencies?.add(modelWaitMs() + costMs)
     const place = queue.size === 0 && placeFor(work)
     if (place) {
       const job = admit(input, work, costMs, request)
@@ -249,6 +255,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     const job = admit(input, work, costMs, request)
     job.waitFrom = { startedWork, handedWork, msPerWork: model.predict(1) }
     job.startBy = Math.min(job.admitted + maxWaitMs, now + latestStartMs(costMs, predictedWaitMs()))
+    job.deferBy = now + deferByMs(costMs, fifoWaitMs)
     const answer = settle(job, new Promise((resolve, reject) => {
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve
@@ -396,14 +403,19 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // alarm was set for, taken as come.
   function pump (at = 0) {
     while (queue.size > 0) {
-      const place = placeFor(queue.peek(), Math.max(at, performance.now()))
+      const now = Math.max(at, performance.now())
+      const entry = nextEntry(now)
+      const place = placeFor(entry.cost, now)
       if (!place) break
-      const job = queue.shift()
+      queue.delete(entry)
+      const job = entry.item
       job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
     }
-    alarm.set(queue.size > 0 && started < slots ? balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(queue.peek())) : Infinity)
+    alarm.set(queue.size > 0 && started < slots ? balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(nextEntry(performance.now()).cost)) : Infinity)
   }
+
+  const nextEntry = (now) => nextToStart(queue, now, fifoLatencies?.value ?? Infinity)
 
   function settle (job, promise) {
     return promise.finally(job.release).then((result) => {

@@ -51,12 +51,12 @@ export class DeadlineQueue {
     return entry
   }
 
-  // The cost of the next task to start, or undefined when none waits.
-  peek () {
-    return this.#entries[0]?.cost
+  // The waiting entries, as push() returned them, in start order.
+  [Symbol.iterator] () {
+    return this.#entries[Symbol.iterator]()
   }
 
-  // The next task to start, or undefined when none waits.
+  // The first task in start order, or undefined when none waits.
   shift () {
     const entry = this.#entries.shift()
     if (entry === undefined) return undefined
