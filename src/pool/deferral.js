@@ -12,7 +12,7 @@
 // answered later still, but they are answered in time. On the tasks of the open-loop runs of
 // 2026-12-01 (bench/orders.js, 20 traces a load), the big mix's overall p99 read 0.89x, 0.86x and
 // 0.88x first come, first served's at 70, 80 and 90% of C against 0.97x, 0.94x and 0.92x without
-// it, on the 180 traces of earlier runs 0.91x, 0.77x and 0.79x against 0.96x, 0.83x and 0.84x;
+// it, on the 180 traces of earlier runs 0.91x, 0.77x and 0.78x against 0.96x, 0.83x and 0.84x;
 // the default mix's within 0.03 of the order without it, either way.
 
 // A task is held back once it would end past this share of the recent p99.
@@ -21,8 +21,9 @@ export const DEFER_TARGET = 0.8
 export const DEFER_WINDOW = 4000
 export const DEFER_EVERY = 200
 // A task held back starts first once it would start past this many times the latency first come,
-// first served would have given it. The overtaking bound alone (1.9, index.js) let fib(35)'s p99
-// reach 2.04-2.08x first come, first served's on the default mix at 80% of C.
+// first served would have given it. At the overtaking bound's 1.9 (index.js), fib(35)'s p99 read
+// 1.95x and 1.98x first come, first served's on the default mix at 80 and 90% of C, against 1.88x
+// and 1.79x (the same tasks).
 const DEFER_BOUND = 1.7
 const DEFER_MARGIN = 0.5
 
