@@ -235,7 +235,9 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     recent.add(work)
     const costMs = model.predict(work)
     if (costMs > timeoutMs) throw new OverDeadline(seconds(costMs), timeoutMs)
-    fifoLatencies?.add(modelWaitMs() + costMs)
+    // The wait first come, first served would give it: every task admitted before it.
+    const fifoWaitMs = modelWaitMs()
+    fifoLatencies?.add(fifoWaitMs + costMs)
     const place = queue.size === 0 && placeFor(work)
     if (place) {
       const job = admit(input, work, costMs, request)
@@ -243,9 +245,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     }
     if (queue.size >= maxQueue) throw queueFull()
     const now = performance.now()
-    // The wait first come, first served would give it: every task admitted before it. The order
-    // goes by the model's; the task's latest start, a time, by the stretched one.
-    const fifoWaitMs = modelWaitMs()
+    // The order goes by the model's wait; the task's latest start, a time, by the stretched one.
     const deadline = now + allowanceMs(deadlineFactor, costMs, fifoWaitMs, cheaperShare, meanCostMs)
     // It overtakes no waiting task that it would push past that task's latest start (startBy).
     const stillInTime = (waiting, ahead) => predictedWaitMs(ahead + work) <= waiting.startBy - now
@@ -402,9 +402,10 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // predicted end, in case no arrival or completion runs pump() by then. `at`: the moment the
   // alarm was set for, taken as come.
   function pump (at = 0) {
+    let entry
     while (queue.size > 0) {
       const now = Math.max(at, performance.now())
-      const entry = nextEntry(now)
+      entry = nextToStart(queue, now, fifoLatencies?.value ?? Infinity)
       const place = placeFor(entry.cost, now)
       if (!place) break
       queue.delete(entry)
@@ -412,10 +413,8 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       job.cancel.removeListener('abort', job.dequeue)
       start(job, place).then(job.resolve, job.reject)
     }
-    alarm.set(queue.size > 0 && started < slots ? balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(nextEntry(performance.now()).cost)) : Infinity)
+    alarm.set(queue.size > 0 && started < slots ? balancer.opensAt(SECOND_SLOT_MAX_MS, notBehind(entry.cost)) : Infinity)
   }
-
-  const nextEntry = (now) => nextToStart(queue, now, fifoLatencies?.value ?? Infinity)
 
   function settle (job, promise) {
     return promise.finally(job.release).then((result) => {

@@ -56,25 +56,13 @@ export class DeadlineQueue {
     return this.#entries[Symbol.iterator]()
   }
 
-  // The first task in start order, or undefined when none waits.
-  shift () {
-    const entry = this.#entries.shift()
-    if (entry === undefined) return undefined
-    this.#take(entry)
-    return entry.item
-  }
-
-  // Removes a waiting task (cancelled); false when it is no longer queued.
+  // Removes a waiting task (started, or cancelled); false when it is no longer queued.
   delete (entry) {
     const index = this.#entries.indexOf(entry)
     if (index === -1) return false
     this.#entries.splice(index, 1)
-    this.#take(entry)
-    return true
-  }
-
-  #take (entry) {
     // Reset when empty, so that rounding never leaves a ghost of work behind.
     this.#work = this.#entries.length === 0 ? 0 : this.#work - entry.cost
+    return true
   }
 }
