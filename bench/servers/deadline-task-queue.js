@@ -17,10 +17,13 @@ export class PiscinaDeadlineQueue {
     this.#entries.set(task.task, { task, entry: this.#queue.push(task, work, deadline) })
   }
 
+  // The task with the earliest deadline leaves the queue; null when none waits.
   shift () {
-    const task = this.#queue.shift() ?? null
-    if (task !== null) this.#entries.delete(task.task)
-    return task
+    const [first] = this.#queue
+    if (first === undefined) return null
+    this.#queue.delete(first)
+    this.#entries.delete(first.item.task)
+    return first.item
   }
 
   remove (task) {
