@@ -10,10 +10,12 @@
 // The overall p99 is set by the tasks that miss it. Started in order, a task already late would
 // be answered late anyway, and the tasks behind it would miss too; started after those, it is
 // answered later still, but they are answered in time. On the tasks of the open-loop runs of
-// 2026-12-01 (bench/orders.js, 20 traces a load), the big mix's overall p99 read 0.89x, 0.86x and
-// 0.88x first come, first served's at 70, 80 and 90% of C against 0.97x, 0.94x and 0.92x without
-// it, on the 180 traces of earlier runs 0.91x, 0.77x and 0.78x against 0.96x, 0.83x and 0.84x;
-// the default mix's within 0.03 of the order without it, either way.
+// 2026-12-01 before it (bench/orders.js, 20 traces a load), the big mix's overall p99 read 0.89x,
+// 0.86x and 0.88x first come, first served's at 70, 80 and 90% of C against 0.97x, 0.94x and 0.92x
+// without it, on the 180 traces of earlier runs 0.91x, 0.77x and 0.78x against 0.96x, 0.83x and
+// 0.84x, the default mix's within 0.03 of the order without it, either way; on the tasks of its own
+// report runs, 0.88x, 0.82x and 0.98x against 0.95x, 0.96x and 0.90x on the big mix and 0.96x,
+// 0.85x and 0.83x against 0.98x, 0.84x and 0.78x on the default: there it loses at 90%.
 
 // A task is held back once it would end past this share of the recent p99.
 export const DEFER_TARGET = 0.8
@@ -34,6 +36,8 @@ export const deferByMs = (costMs, waitMs) => DEFER_BOUND * (waitMs + costMs) - c
 // Of the waiting `entries` (queue.js, in start order; each item with its `admitted`, `costMs` and
 // `deferBy`), the one to start at `now` with a recent p99 of `p99Ms`.
 export function nextToStart (entries, now, p99Ms) {
+  // No recent tail (deferral off, or too few arrivals yet): the queue's order alone, unscanned.
+  if (p99Ms === Infinity) return entries[Symbol.iterator]().next().value
   const targetMs = DEFER_TARGET * p99Ms
   let first
   let inTime
@@ -45,6 +49,6 @@ export function nextToStart (entries, now, p99Ms) {
     if (longestHeld === undefined || job.deferBy < longestHeld.item.deferBy) longestHeld = entry
   }
   const chosen = inTime ?? first
-  if (chosen === undefined || p99Ms === Infinity) return first
+  if (chosen === undefined) return undefined
   return longestHeld.item.deferBy < now + DEFER_MARGIN * chosen.item.costMs ? longestHeld : chosen
 }
