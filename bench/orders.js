@@ -128,7 +128,8 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer =
   const running = new Array(THREADS).fill(0)
   const queue = new DeadlineQueue()
   const recent = new RecentSizes(RECENT_TASKS)
-  const fifoLatencies = new RecentQuantile(DEFER_WINDOW, 0.99, DEFER_EVERY)
+  // Kept only for the order that defers (the service's), as the pool keeps it.
+  const fifoLatencies = defer ? new RecentQuantile(DEFER_WINDOW, 0.99, DEFER_EVERY) : undefined
   const done = []
   let next = 0
   const arriveUntil = (at) => {
@@ -142,7 +143,7 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer =
       const deadline = task.arrival + allowance(task, waitMs, cheaperShare, meanMs)
       const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
       const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
-      fifoLatencies.add(waitMs + task.predictedMs)
+      fifoLatencies?.add(waitMs + task.predictedMs)
       const deferBy = task.arrival + deferByMs(task.predictedMs, waitMs)
       queue.push({ ...task, startBy, admitted: task.arrival, costMs: task.predictedMs, deferBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
     }
@@ -154,7 +155,7 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer =
     // the first to arrive by then, waits on it.
     arriveUntil(slot ? at - SECOND_SLOT_MAX_MS : at)
     if (queue.size === 0) arriveUntil(list[next].arrival)
-    const entry = nextToStart(queue, at, defer ? fifoLatencies.value : Infinity)
+    const entry = nextToStart(queue, at, fifoLatencies?.value ?? Infinity)
     queue.delete(entry)
     const task = entry.item
     const start = Math.max(at, task.arrival)
