@@ -9,9 +9,9 @@
 // differ.
 //
 // Orders: first come, first served; the service's (a virtual deadline of arrival plus
-// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it and the
-// recent mix, and no waiting task passed once it would start past its latest start,
-// latestStartMs()); and
+// allowanceMs() with the default POOL_DEADLINE_FACTOR, the wait as the pool predicts it, the
+// recent mix and the recent tail, and no waiting task passed once it would start past its latest
+// start, latestStartMs(), and a late task giving way to one still in time, deferral.js); and
 // every order that gives each class a fixed allowance, from 0 to 320 ms past the smallest's
 // (cheapest first and class priorities are among them). Printed for each mix:
 // the best of those under the smallest-class and biggest-class goals, and the best with neither.
@@ -111,11 +111,11 @@ function readTraces (dir) {
   })
 }
 
-// Runs the tasks in the order `allowance(task, waitMs, cheaperShare, meanMs)` gives (earliest
-// arrival + allowance first), the wait predicted as the pool does: the queued work and the whole
-// of each running task, as predicted, over the threads; `cheaperShare` and `meanMs`, as the
-// pool's, the share of the last RECENT_TASKS arrivals predicted cheaper and their mean predicted
-// compute. Each task holds its thread `extraMs` beyond its compute and hand-off. The queue is the
+// Runs the tasks in the order `allowance(task, waitMs, cheaperShare, meanMs, tailMs)` gives
+// (earliest arrival + allowance first), the wait predicted as the pool does: the queued work and
+// the whole of each running task, as predicted, over the threads; `cheaperShare` and `meanMs`, as
+// the pool's, the share of the last RECENT_TASKS arrivals predicted cheaper and their mean
+// predicted compute; `tailMs`, with `defer`, the recent p99 the pool keeps. Each task holds its thread `extraMs` beyond its compute and hand-off. The queue is the
 // pool's own (queue.js); with `latestStart(task, waitMs)`, as in the pool, a task passes no
 // waiting task that it would push past that task's arrival plus its latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
@@ -140,10 +140,10 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer =
       const cheaperShare = recent.cheaperThan(task.predictedMs)
       const meanMs = recent.mean
       recent.add(task.predictedMs)
-      const deadline = task.arrival + allowance(task, waitMs, cheaperShare, meanMs)
+      fifoLatencies?.add(waitMs + task.predictedMs)
+      const deadline = task.arrival + allowance(task, waitMs, cheaperShare, meanMs, fifoLatencies?.value)
       const stillInTime = latestStart && ((waiting, ahead) => (onThreads + ahead + task.predictedMs) / THREADS <= waiting.startBy - task.arrival)
       const startBy = task.arrival + (latestStart?.(task, waitMs) ?? Infinity)
-      fifoLatencies?.add(waitMs + task.predictedMs)
       const deferBy = task.arrival + deferByMs(task.predictedMs, waitMs)
       queue.push({ ...task, startBy, admitted: task.arrival, costMs: task.predictedMs, deferBy }, task.predictedMs, deadline, queue.place(deadline, stillInTime))
     }
@@ -169,9 +169,9 @@ function simulate (list, allowance, biggest, extraMs, slot, latestStart, defer =
 }
 
 // The service's order: a virtual deadline of arrival plus allowanceMs() with the default factor,
-// from the task's predicted compute, the wait the pool predicts and the recent mix; no waiting
-// task passed past its latest start.
-const serviceOrder = ({ predictedMs }, waitMs, cheaperShare, meanMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs, cheaperShare, meanMs)
+// from the task's predicted compute, the wait the pool predicts, the recent mix and the recent
+// tail; no waiting task passed past its latest start.
+const serviceOrder = ({ predictedMs }, waitMs, cheaperShare, meanMs, tailMs) => allowanceMs(DEFAULT_POOL_DEADLINE_FACTOR, predictedMs, waitMs, cheaperShare, meanMs, tailMs)
 const serviceLatestStart = ({ predictedMs }, waitMs) => Math.min(DEFAULT_POOL_MAX_WAIT_MS, latestStartMs(predictedMs, waitMs))
 
 // Every order against first come, first served on `rounds` (for each of `loads`, the rounds' task

@@ -342,6 +342,29 @@ test('a task dearer than at least half of the recent tasks is given POOL_DEADLIN
   t.equal(allowanceMs(0, 10, 100, 1, 5), 0)
 })
 
+test('the allowance is at most half of what the recent tail leaves past the task\'s compute', async (t) => {
+  t.equal(allowanceMs(4, 10, 100, 0.5, 5, 70), 30, 'under a tail of 70 ms, 30 ms where it would be 60')
+  t.equal(allowanceMs(4, 10, 100, 0.5, 5, 1000), 60, 'a long tail leaves it as it was')
+  t.equal(allowanceMs(4, 10, 100, 0.5, 5, 5), 0, 'a task dearer than the tail is given none')
+  t.equal(allowanceMs(4, 10, 100, 0.5, 5), 60, 'with no recent tail, uncapped')
+})
+
+test('once the recent tail is known, a dear task whose compute is past it is not overtaken by a cheap task that comes after it', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1' }, { task: SIZED_TEST_TASK })
+  // Tasks of no compute, one at a time: the tail first come, first served would have given them
+  // is 0 ms, computed at the 200th.
+  for (let i = 0; i < 200; i++) t.equal((await app.inject('/fib?num=0')).statusCode, 200)
+  const { order, request } = inOrder(app)
+  // As 'a cheap task queued after dearer ones starts before them', where the cheap one goes first.
+  const running = request('running', 45)
+  await until(() => app.pool.busy === 1)
+  const dear = request('dear', 10)
+  await until(() => app.pool.queued === 1)
+  const cheap = request('cheap', 3)
+  await Promise.all([running, dear, cheap])
+  t.same(order, ['running', 'dear', 'cheap'])
+})
+
 test('a task dearer than half of the recent tasks waits for the cheaper ones that come within the factor times their mean compute more', async (t) => {
   const { app } = await build(t, { POOL_THREADS: '1', POOL_TASKS_PER_THREAD: '1', POOL_DEADLINE_FACTOR: '2' }, { task: SIZED_TEST_TASK })
   const { order, request } = inOrder(app)
