@@ -115,9 +115,10 @@ function readTraces (dir) {
 // (earliest arrival + allowance first), the wait predicted as the pool does: the queued work and
 // the whole of each running task, as predicted, over the threads; `cheaperShare` and `meanMs`, as
 // the pool's, the share of the last RECENT_TASKS arrivals predicted cheaper and their mean
-// predicted compute; `tailMs`, with `defer`, the recent p99 the pool keeps. Each task holds its thread `extraMs` beyond its compute and hand-off. The queue is the
-// pool's own (queue.js); with `latestStart(task, waitMs)`, as in the pool, a task passes no
-// waiting task that it would push past that task's arrival plus its latestStart.
+// predicted compute; `tailMs`, with `defer`, the recent p99 the pool keeps. Each task holds its
+// thread `extraMs` beyond its compute and hand-off. The queue is the pool's own (queue.js); with
+// `latestStart(task, waitMs)`, as in the pool, a task passes no waiting task that it would push
+// past that task's arrival plus its latestStart.
 // With `slot`, as the service's pool does (POOL_TASKS_PER_THREAD=2), the first waiting task is
 // handed to a busy thread SECOND_SLOT_MAX_MS before its task ends and follows it after
 // BEHIND_MS, and a task that finds a thread idle starts after ROUND_TRIP_MS; else every task

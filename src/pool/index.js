@@ -80,12 +80,12 @@ export const RECENT_TASKS = 128
 // it; where bursts make it, it is long, and so is the cap. On the 20 traces of the big mix's
 // report run at 90% of C (bench/orders.js), first come, first served's p99 was 3.9-4.9 times
 // fib(34)'s compute on 9: there the order read 1.15-1.31x its p99 without the cap and 0.70-0.86x
-// with it. Over every load of six sets of traces (both mixes, 4 runs), the overall p99 read
-// within 0.02 of the uncapped order's or lower, down to 0.79x against 0.98x at 90% of C and
-// 1.05x against 1.26x at 95% on the big mix; the smallest class's at most 0.09 higher up to 90%
-// (fib(28) 0.82x against 0.73x at half of C on the default mix). 0.35 gave 0.01-0.03 lower overall and the smallest
-// class up to 0.58x at 80% on the default mix; 0.7 and 1 read up to 0.83x and 0.95x at 90% on
-// the big mix.
+// with it. Over every load of six sets of traces (both mixes: the runs of 2026-11-30 and two
+// report runs), the overall p99 read within 0.02 of the uncapped order's or lower, down to 0.79x
+// against 0.98x at 90% of C and 1.05x against 1.26x at 95% on the big mix; the smallest class's
+// at most 0.09 higher up to 90% (fib(28) 0.82x against 0.73x at half of C on the default mix).
+// 0.35 gave 0.01-0.03 lower overall and the smallest class up to 0.58x at 80% on the default mix;
+// 0.7 and 1 read up to 0.83x and 0.95x at 90% on the big mix.
 const ALLOWANCE_TAIL_SHARE = 0.5
 export const allowanceMs = (factor, costMs, waitMs, cheaperShare, meanCostMs, tailMs = Infinity) => Math.min(
   Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs) + (cheaperShare >= 0.5 ? factor * meanCostMs : 0),
