@@ -79,7 +79,7 @@ export const RECENT_TASKS = 128
 // compute, it is made of the big tasks' own waits, and every ms a big task is overtaken adds to
 // it; where bursts make it, it is long, and so is the cap. On the 20 traces of the big mix's
 // report run at 90% of C (bench/orders.js), first come, first served's p99 was 3.9-4.9 times
-// fib(34)'s compute on 9: there the order read 1.15-1.31x its p99 without the cap and 0.70-0.86x
+// fib(34)'s compute on 12: there the order read 0.95-1.31x its p99 without the cap and 0.70-0.86x
 // with it. Over every load of six sets of traces (both mixes: the runs of 2026-11-30 and two
 // report runs), the overall p99 read within 0.02 of the uncapped order's or lower, down to 0.79x
 // against 0.98x at 90% of C and 1.05x against 1.26x at 95% on the big mix; the smallest class's
