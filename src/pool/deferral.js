@@ -25,7 +25,7 @@ export const DEFER_EVERY = 200
 // A task held back starts first once it would start past this many times the latency first come,
 // first served would have given it. At the overtaking bound's 1.9 (index.js), fib(35)'s p99 read
 // 1.95x and 1.98x first come, first served's on the default mix at 80 and 90% of C, against 1.88x
-// and 1.79x (the same tasks).
+// and 1.79x (the same tasks, the order before the tail cap, bench/orders.js).
 const DEFER_BOUND = 1.7
 const DEFER_MARGIN = 0.5
 
