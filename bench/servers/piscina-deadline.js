@@ -1,12 +1,12 @@
 // The open loop's other place for the order: Fastify + Piscina with the waiting tasks ordered
 // inside Piscina, by its `taskQueue` option, with the service's virtual deadline (arrival +
 // allowanceMs(), from the predicted compute, the predicted wait and the recent mix,
-// src/pool/index.js; not the recent tail's cap, nor deferral) and its cost model. Piscina hands a freed thread the next task in its own
-// completion callback, with no hop through the pool's code. Tasks carry no signal: Piscina 5.3
-// puts a task with a signal that finds no free thread in a queue of its own, ahead of the
-// taskQueue (piscinajs/piscina issue 899), which undoes the order. So a task whose client goes
-// away leaves the queue while it waits, but one that runs cannot be cancelled. No admission bound:
-// the benchmark's loads stay under it.
+// src/pool/index.js; not the recent tail's cap, nor deferral) and its cost model. Piscina hands a
+// freed thread the next task in its own completion callback, with no hop through the pool's code.
+// Tasks carry no signal: Piscina 5.3 puts a task with a signal that finds no free thread in a queue
+// of its own, ahead of the taskQueue (piscinajs/piscina issue 899), which undoes the order. So a
+// task whose client goes away leaves the queue while it waits, but one that runs cannot be
+// cancelled. No admission bound: the benchmark's loads stay under it.
 import { performance } from 'node:perf_hooks'
 import { Piscina } from 'piscina'
 import { DEFAULT_POOL_DEADLINE_FACTOR } from '../../src/config.js'

@@ -76,16 +76,16 @@ export const RECENT_TASKS = 128
 // The whole allowance is at most ALLOWANCE_TAIL_SHARE of what the recent tail leaves past the
 // task's compute: the tail is the p99 of the latencies first come, first served would have given
 // the last arrivals (`tailMs`, deferral.js). Where that tail is a few times the biggest task's
-// compute, it is made of the big tasks' own waits, and every ms a big task is overtaken adds to
-// it; where bursts make it, it is long, and so is the cap. On the 20 traces of the big mix's
-// report run at 90% of C (bench/orders.js), first come, first served's p99 was 3.9-4.9 times
-// fib(34)'s compute on 12: there the order read 0.95-1.31x its p99 without the cap and 0.70-0.86x
-// with it. Over every load of six sets of traces (both mixes: the runs of 2026-11-30 and two
-// report runs), the overall p99 read within 0.02 of the uncapped order's or lower, down to 0.79x
-// against 0.98x at 90% of C and 1.05x against 1.26x at 95% on the big mix; the smallest class's
-// at most 0.09 higher up to 90% (fib(28) 0.82x against 0.73x at half of C on the default mix).
-// 0.35 gave 0.01-0.03 lower overall and the smallest class up to 0.58x at 80% on the default mix;
-// 0.7 and 1 read up to 0.83x and 0.95x at 90% on the big mix.
+// compute, it is made of the big tasks' own waits, and every ms a big task is overtaken adds to it;
+// where bursts make it, it is long, and so is the cap. With deferral's bound then at 1.7
+// (deferral.js), on the 20 traces of the big mix's report run at 90% of C (bench/orders.js), first
+// come, first served's p99 was 3.9-4.9 times fib(34)'s compute on 12: there the order read
+// 0.95-1.31x its p99 without the cap and 0.70-0.86x with it. Over every load of six sets of traces
+// (both mixes: the runs of 2026-11-30 and two report runs), the overall p99 read within 0.02 of the
+// uncapped order's or lower, down to 0.79x against 0.98x at 90% of C and 1.05x against 1.26x at 95%
+// on the big mix; the smallest class's at most 0.09 higher up to 90% (fib(28) 0.82x against 0.73x
+// at half of C on the default mix). 0.35 gave 0.01-0.03 lower overall and the smallest class up to
+// 0.58x at 80% on the default mix; 0.7 and 1 read up to 0.83x and 0.95x at 90% on the big mix.
 const ALLOWANCE_TAIL_SHARE = 0.5
 export const allowanceMs = (factor, costMs, waitMs, cheaperShare, meanCostMs, tailMs = Infinity) => Math.min(
   Math.min(factor * costMs, costMs + ALLOWANCE_WAITS * waitMs) + (cheaperShare >= 0.5 ? factor * meanCostMs : 0),
