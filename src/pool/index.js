@@ -126,7 +126,7 @@ const SATURATION_TIME_CONSTANT_MS = 1000
 // fib(35) shared the cores with two other tasks for 3.9-6.6 ms on average by round (default mix,
 // 2026-11-29); at 12 ms for 1.6-4.8 ms, and at six times each task's compute 2.3-2.9 ms (the
 // report run of that code).
-export const EXPRESS_MIN_WAIT_COSTS = 6
+const EXPRESS_MIN_WAIT_COSTS = 6
 // The wait admission holds to POOL_MAX_WAIT_MS is the cost model's, stretched by how late the
 // long waits have run (wait-error.js): their 99th percentile, learnt from the tasks the model
 // would have predicted to wait at least WAIT_ERROR_FROM of the bound, where the error decides,
