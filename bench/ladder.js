@@ -1,13 +1,15 @@
 // node bench/ladder.js: where the heavy path's throughput goes against the cluster prefork, one
 // step at a time. fib(27) at concurrency 2N on a ladder of servers, each adding one thing to a
-// server below it: a thread hop (the worker_threads pool), the AbortController a cancellable
-// request needs (Fastify's request.signal), Piscina's hand-off, the signal handed to Piscina, the
-// service's own features with one task a thread, and last the round trip the service saves with
-// two, its default.
-// For each: 2xx/s as a share of the cluster's in the same round, and the main thread's CPU time
-// per request (/proc schedstat), the counter that the noise of this shared machine disturbs least.
-// The servers run at once; each round drives every one in turn (the order reversed every other
-// round), waiting after each until it is idle. Medians over the rounds. About 7 minutes.
+// server below it: a thread hop (the worker_threads pool), a second task waiting on each thread,
+// the AbortController a cancellable request needs (Fastify's request.signal), Piscina's hand-off,
+// the signal handed to Piscina, the service's own features with one task a thread, and last the
+// round trip the service saves with two, its default.
+// For each: 2xx/s as a share of the cluster's measured just before and just after it (the machine's
+// speed drifts by tens of percent within a minute, and a share of a cluster window a minute away
+// drifts with it), and the main thread's CPU time per request (/proc schedstat), the counter that
+// the noise of this shared machine disturbs least. The servers run at once; each round drives
+// every one in turn with a cluster window between each two (the order reversed every other
+// round), waiting after each until it is idle. Medians over the rounds. About 12 minutes.
 //
 //   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
 //   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
@@ -30,6 +32,7 @@ const servers = [
   // Its HTTP runs in forked children: no main thread of its own to count (as in latency.js).
   { name: 'cluster prefork', file: 'bench/servers/cluster.js', forks: true, adds: 'computes where it parses; no main thread of its own' },
   { name: 'worker_threads pool', file: 'bench/servers/thread-pool.js', to: 'cluster prefork', adds: 'a thread hop (postMessage, a FIFO, one task a thread)' },
+  { name: 'pool, two tasks a thread', file: 'bench/servers/thread-pool.js', env: { TASKS_PER_WORKER: '2' }, to: 'worker_threads pool', adds: "a second task waiting on each thread, as in the service's default" },
   { name: 'pool + request.signal', file: 'bench/servers/thread-pool.js', env: { SIGNAL: '1' }, to: 'worker_threads pool', adds: "Fastify's request.signal, handed to nothing" },
   { name: 'Piscina, no signal', file: 'bench/servers/piscina.js', env: { SIGNAL: '0' }, to: 'worker_threads pool', adds: "Piscina's hand-off in place of postMessage" },
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js', to: 'Piscina, no signal', adds: 'the request.signal handed to Piscina (cancellable tasks)' },
@@ -46,17 +49,28 @@ for (const server of servers) {
   await wrk(url(server), connections, WARM_UP_SECONDS)
   await settle(server.pid)
 }
+const cluster = byName.get('cluster prefork')
+// One window of `server`: its 2xx/s, and its main thread's CPU per request.
+async function measure (server) {
+  const before = mainThreadCpuMs(server.pid)
+  const { rps } = await wrk(url(server), connections, SECONDS)
+  if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
+  await settle(server.pid)
+  return rps
+}
+const steps = servers.filter((server) => server !== cluster)
+let clusterRps = await measure(cluster)
 for (let round = 0; round < ROUNDS; round++) {
-  for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
-    const before = mainThreadCpuMs(server.pid)
-    const { rps } = await wrk(url(server), connections, SECONDS)
+  for (const server of round % 2 === 0 ? steps : [...steps].reverse()) {
+    const rps = await measure(server)
+    const next = await measure(cluster)
     server.rps.push(rps)
-    if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
-    await settle(server.pid)
+    server.ratio.push(rps / ((clusterRps + next) / 2))
+    cluster.rps.push(next)
+    clusterRps = next
   }
-  const cluster = byName.get('cluster prefork').rps[round]
-  for (const server of servers) server.ratio.push(server.rps[round] / cluster)
-  console.log(`round ${round + 1}: ${servers.map((s) => `${s.name} ${s.ratio[round].toFixed(2)}`).join(', ')}`)
+  cluster.ratio.push(1)
+  console.log(`round ${round + 1}: ${steps.map((s) => `${s.name} ${s.ratio[round].toFixed(2)}`).join(', ')}`)
 }
 
 // A number for the table, '-' where there is none; `signed` for a step, with its sign.
@@ -73,7 +87,7 @@ const rows = servers.map((server) => {
 const markdown = [
   `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
   '',
-  `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each round's 2xx/s over the cluster prefork's in the same round.`,
+  `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each window's 2xx/s over the mean of the cluster prefork's windows just before and after it.`,
   '',
   '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us |',
   '|---|---|---|---|---|---|---|---|---|',

@@ -1,0 +1,43 @@
+import { test } from 'tap'
+import { dispatcher } from '../../bench/servers/common.js'
+
+// A dispatcher over workers 'a' and 'b' that records what it posts; `answer(worker)` answers the
+// oldest task posted to it.
+function posted (perWorker) {
+  const posts = []
+  const { answered, compute } = dispatcher(['a', 'b'], (worker, task) => posts.push({ worker, ...task }), perWorker)
+  const answer = (worker) => {
+    const at = posts.findIndex((post) => post.worker === worker && !post.answered)
+    posts[at].answered = true
+    answered(worker, { id: posts[at].id, result: posts[at].num })
+  }
+  return { posts, compute, answer }
+}
+
+test('dispatcher: one task a worker, the rest first come, first served', async (t) => {
+  const { posts, compute, answer } = posted(1)
+  const answers = [1, 2, 3, 4].map((num) => compute(num))
+  t.same(posts.map(({ worker, num }) => [worker, num]), [['a', 1], ['b', 2]])
+  answer('b')
+  t.same(await answers[1], { result: 2 })
+  t.same(posts.at(-1), { worker: 'b', id: 2, num: 3 }, 'the first waiting task goes to the worker freed')
+  answer('a')
+  t.same(posts.at(-1), { worker: 'a', id: 3, num: 4 })
+  t.same(await answers[0], { result: 1 })
+})
+
+test('dispatcher: two tasks a worker, each to the worker holding fewer', async (t) => {
+  const { posts, compute, answer } = posted(2)
+  const answers = [1, 2, 3].map((num) => compute(num))
+  t.same(posts.map(({ worker }) => worker), ['a', 'b', 'a'])
+  answer('b')
+  t.same(await answers[1], { result: 2 })
+  compute(4)
+  t.equal(posts.at(-1).worker, 'b', 'to the idle worker, not the second slot of the busy one')
+  compute(5)
+  compute(6)
+  t.same(posts.map(({ worker }) => worker), ['a', 'b', 'a', 'b', 'b'], 'the sixth waits: both hold two')
+  answer('a')
+  t.same(posts.at(-1), { worker: 'a', id: 5, num: 6 })
+  t.same(await answers[0], { result: 1 })
+})
