@@ -6,10 +6,12 @@
 // round trip the service saves with two, its default.
 // For each: 2xx/s as a share of the cluster's measured just before and just after it (the machine's
 // speed drifts by tens of percent within a minute, and a share of a cluster window a minute away
-// drifts with it), and the main thread's CPU time per request (/proc schedstat), the counter that
-// the noise of this shared machine disturbs least. The servers run at once; each round drives
-// every one in turn with a cluster window between each two (the order reversed every other
-// round), waiting after each until it is idle. Medians over the rounds. About 12 minutes.
+// drifts with it); the main thread's CPU time per request (/proc schedstat), the counter that the
+// noise of this shared machine disturbs least; and what a hop between threads costs beside it: the
+// CPU the machine leaves idle (a thread waiting for its next task) and the server's threads'
+// context switches per request. The servers run at once; each round drives every one in turn
+// with a cluster window between each two (the order reversed every other round), waiting after
+// each until it is idle. Medians over the rounds. About 12 minutes.
 //
 //   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
 //   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
@@ -18,7 +20,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { availableCpus } from '../src/cpus.js'
 import { HEAVY, wrk } from './closed.js'
-import { mainThreadCpuMs, requireTools, settle, startAll } from './proc.js'
+import { machineCpuMs, mainThreadCpuMs, requireTools, settle, startAll, switchesOfTree, switchesSince } from './proc.js'
 import { median } from './stats.js'
 
 const OUT = fileURLToPath(new URL('./out', import.meta.url))
@@ -38,7 +40,7 @@ const servers = [
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js', to: 'Piscina, no signal', adds: 'the request.signal handed to Piscina (cancellable tasks)' },
   { name: 'service, 1 task per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '1' }, to: 'Fastify + Piscina', adds: "the service's queue, deadlines, metrics, hooks, validation" },
   { name: 'service', file: 'src/server.js', to: 'service, 1 task per thread', adds: 'two tasks a thread (the default): a cheap task waits on a busy thread, no round trip between tasks' }
-].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [] }))
+].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [], busy: [], switches: [] }))
 const byName = new Map(servers.map((server) => [server.name, server]))
 const url = (server) => `http://127.0.0.1:${server.port}/fib?num=${HEAVY}`
 
@@ -50,11 +52,16 @@ for (const server of servers) {
   await settle(server.pid)
 }
 const cluster = byName.get('cluster prefork')
-// One window of `server`: its 2xx/s, and its main thread's CPU per request.
+// One window of `server`: its 2xx/s; its main thread's CPU, and its threads' context switches,
+// per request; the machine's busy share (of every CPU, the client's work included).
 async function measure (server) {
-  const before = mainThreadCpuMs(server.pid)
+  const before = { main: mainThreadCpuMs(server.pid), switches: switchesOfTree(server.pid), machine: machineCpuMs() }
   const { rps } = await wrk(url(server), connections, SECONDS)
-  if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before) * 1000 / (rps * SECONDS))
+  const requests = rps * SECONDS
+  const machine = machineCpuMs()
+  server.busy.push((machine.busy - before.machine.busy) / (machine.total - before.machine.total))
+  server.switches.push(switchesSince(server.pid, before.switches) / requests)
+  if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before.main) * 1000 / requests)
   await settle(server.pid)
   return rps
 }
@@ -82,15 +89,15 @@ const rows = servers.map((server) => {
   const belowMainUs = below && !below.forks ? median(below.mainUs) : undefined
   const step = below && signed(median(server.ratio) - median(below.ratio), 3)
   const stepUs = mainUs !== undefined && belowMainUs !== undefined ? signed(mainUs - belowMainUs, 0) : undefined
-  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step ?? '-'} | ${f(mainUs, 0)} | ${stepUs ?? '-'} |`
+  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step ?? '-'} | ${f(mainUs, 0)} | ${stepUs ?? '-'} | ${f(median(server.busy), 3)} | ${f(median(server.switches), 1)} |`
 })
 const markdown = [
   `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
   '',
   `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each window's 2xx/s over the mean of the cluster prefork's windows just before and after it.`,
   '',
-  '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us |',
-  '|---|---|---|---|---|---|---|---|---|',
+  '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us | machine busy | context switches/request |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows,
   ''
 ].join('\n')

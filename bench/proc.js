@@ -148,10 +148,10 @@ export function cpuOfTreeMs (rootPid) {
   return total
 }
 
-// The same as the scheduler counts it (schedstat, every thread): stat's 10 ms ticks, over a few
-// threads, are a percent of a few hundred requests' CPU.
-export function schedOfTreeMs (rootPid) {
-  let total = 0
+// `read(pid, tid)` for every thread of a server and all its descendant processes, by
+// "pid/tid"; a thread that ends meanwhile is left out.
+function byThread (rootPid, read) {
+  const values = new Map()
   for (const pid of processTree(rootPid)) {
     let tids = []
     try {
@@ -159,10 +159,30 @@ export function schedOfTreeMs (rootPid) {
     } catch {}
     for (const tid of tids) {
       try {
-        total += threadSchedMs(pid, tid)
-      } catch {} // a thread that ended meanwhile
+        values.set(`${pid}/${tid}`, read(pid, tid))
+      } catch {}
     }
   }
+  return values
+}
+
+// The same as the scheduler counts it (schedstat, every thread): stat's 10 ms ticks, over a few
+// threads, are a percent of a few hundred requests' CPU.
+export const schedOfTreeMs = (rootPid) => [...byThread(rootPid, threadSchedMs).values()].reduce((sum, ms) => sum + ms, 0)
+
+// Context switches of a server and all its descendant processes, by thread ("pid/tid"): each
+// time a thread gave up its CPU to wait, and each time it was made to give it up.
+export const switchesOfTree = (rootPid) => byThread(rootPid, (pid, tid) => {
+  const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)[1]) + Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)[1])
+})
+
+// The context switches of a server's threads since `before` (switchesOfTree): those of a thread
+// that has ended since are lost with it (Piscina replaces the thread of a cancelled task), and a
+// thread started since counts from none.
+export function switchesSince (rootPid, before) {
+  let total = 0
+  for (const [thread, switches] of switchesOfTree(rootPid)) total += switches - (before.get(thread) ?? 0)
   return total
 }
 

@@ -1,11 +1,12 @@
 import { test } from 'tap'
-import { dispatcher } from '../../bench/servers/common.js'
+import { dispatcher } from '../../bench/servers/dispatcher.js'
 
-// A dispatcher over workers 'a' and 'b' that records what it posts; `answer(worker)` answers the
-// oldest task posted to it.
-function posted (perWorker) {
+// A dispatcher over workers 'a' and 'b' that records what it posts, as the baselines start it
+// (TASKS_PER_WORKER, if set, in the environment); `answer(worker)` answers the oldest task posted
+// to it.
+function posted () {
   const posts = []
-  const { answered, compute } = dispatcher(['a', 'b'], (worker, task) => posts.push({ worker, ...task }), perWorker)
+  const { answered, compute } = dispatcher(['a', 'b'], (worker, task) => posts.push({ worker, ...task }))
   const answer = (worker) => {
     const at = posts.findIndex((post) => post.worker === worker && !post.answered)
     posts[at].answered = true
@@ -14,8 +15,9 @@ function posted (perWorker) {
   return { posts, compute, answer }
 }
 
-test('dispatcher: one task a worker, the rest first come, first served', async (t) => {
-  const { posts, compute, answer } = posted(1)
+test('dispatcher: one task a worker by default, the rest first come, first served', async (t) => {
+  delete process.env.TASKS_PER_WORKER
+  const { posts, compute, answer } = posted()
   const answers = [1, 2, 3, 4].map((num) => compute(num))
   t.same(posts.map(({ worker, num }) => [worker, num]), [['a', 1], ['b', 2]])
   answer('b')
@@ -26,8 +28,10 @@ test('dispatcher: one task a worker, the rest first come, first served', async (
   t.same(await answers[0], { result: 1 })
 })
 
-test('dispatcher: two tasks a worker, each to the worker holding fewer', async (t) => {
-  const { posts, compute, answer } = posted(2)
+test('dispatcher: with TASKS_PER_WORKER=2, two tasks a worker, each to the worker holding fewer', async (t) => {
+  process.env.TASKS_PER_WORKER = '2'
+  t.teardown(() => { delete process.env.TASKS_PER_WORKER })
+  const { posts, compute, answer } = posted()
   const answers = [1, 2, 3].map((num) => compute(num))
   t.same(posts.map(({ worker }) => worker), ['a', 'b', 'a'])
   answer('b')
