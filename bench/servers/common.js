@@ -31,5 +31,3 @@ export async function serve (compute, { signal = false } = {}) {
 }
 
 export const inline = (num) => fibTask({ num })
-
-export { dispatcher } from './dispatcher.js'

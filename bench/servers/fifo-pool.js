@@ -4,7 +4,8 @@
 // dispatch is the worker_threads pool baseline's (common.js); only the HTTP layer differs.
 import http from 'node:http'
 import { Worker } from 'node:worker_threads'
-import { dispatcher, PORT, THREADS } from './common.js'
+import { PORT, THREADS } from './common.js'
+import { dispatcher } from './dispatcher.js'
 
 // EXTRA_CPU_US: main-thread work added to each request, in microseconds (a busy loop), to measure
 // what the service's extra CPU a request costs a pool with no other difference.

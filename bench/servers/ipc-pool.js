@@ -2,7 +2,8 @@
 // over IPC, each child one task at a time, the rest queued in the primary.
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { dispatcher, serve, THREADS } from './common.js'
+import { serve, THREADS } from './common.js'
+import { dispatcher } from './dispatcher.js'
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url))
 const children = Array.from({ length: THREADS }, () => fork(CHILD, [], { serialization: 'advanced' }))

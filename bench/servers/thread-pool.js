@@ -3,7 +3,8 @@
 // rest in a FIFO on the main thread. No Piscina, no deadline, no cancellation, no metrics: what
 // threads cost against processes (the IPC pool and the cluster), with nothing else on top.
 import { Worker } from 'node:worker_threads'
-import { dispatcher, serve, THREADS } from './common.js'
+import { serve, THREADS } from './common.js'
+import { dispatcher } from './dispatcher.js'
 
 const THREAD = new URL('./pool-thread.js', import.meta.url)
 const threads = Array.from({ length: THREADS }, () => new Worker(THREAD))
