@@ -1,9 +1,9 @@
 // node bench/ladder.js: where the heavy path's throughput goes against the cluster prefork, one
 // step at a time. fib(27) at concurrency 2N on a ladder of servers, each adding one thing to a
 // server below it: a thread hop (the worker_threads pool), a second task waiting on each thread,
-// the AbortController a cancellable request needs (Fastify's request.signal), Piscina's hand-off,
-// the signal handed to Piscina, the service's own features with one task a thread, and last the
-// round trip the service saves with two, its default.
+// the AbortController a cancellable request needs (Fastify's request.signal), Piscina's hand-off
+// (with one task a thread and with two), the signal handed to Piscina, the service's own features
+// with one task a thread, and last the round trip the service saves with two, its default.
 // For each: 2xx/s as a share of the cluster's measured just before and just after it (the machine's
 // speed drifts by tens of percent within a minute, and a share of a cluster window a minute away
 // drifts with it); the main thread's CPU time per request (/proc schedstat), the counter that the
@@ -11,7 +11,7 @@
 // CPU the machine leaves idle (a thread waiting for its next task) and the server's threads'
 // context switches per request. The servers run at once; each round drives every one in turn
 // with a cluster window between each two (the order reversed every other round), waiting after
-// each until it is idle. Medians over the rounds. About 12 minutes.
+// each until it is idle. Medians over the rounds. About 14 minutes.
 //
 //   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
 //   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
@@ -37,6 +37,7 @@ const servers = [
   { name: 'pool, two tasks a thread', file: 'bench/servers/thread-pool.js', env: { TASKS_PER_WORKER: '2' }, to: 'worker_threads pool', adds: "a second task waiting on each thread, as in the service's default" },
   { name: 'pool + request.signal', file: 'bench/servers/thread-pool.js', env: { SIGNAL: '1' }, to: 'worker_threads pool', adds: "Fastify's request.signal, handed to nothing" },
   { name: 'Piscina, no signal', file: 'bench/servers/piscina.js', env: { SIGNAL: '0' }, to: 'worker_threads pool', adds: "Piscina's hand-off in place of postMessage" },
+  { name: 'Piscina, two tasks a thread', file: 'bench/servers/piscina.js', env: { SIGNAL: '0', TASKS_PER_WORKER: '2' }, to: 'Piscina, no signal', adds: 'two tasks a thread (concurrentTasksPerWorker), as the service hands them; no signal, which would keep it to one' },
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js', to: 'Piscina, no signal', adds: 'the request.signal handed to Piscina (cancellable tasks)' },
   { name: 'service, 1 task per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '1' }, to: 'Fastify + Piscina', adds: "the service's queue, deadlines, metrics, hooks, validation" },
   { name: 'service', file: 'src/server.js', to: 'service, 1 task per thread', adds: 'two tasks a thread (the default): a cheap task waits on a busy thread, no round trip between tasks' }

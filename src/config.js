@@ -28,7 +28,7 @@ export const DEFAULT_POOL_DEADLINE_FACTOR = 4
 export const DEFAULT_QUEUE_PER_THREAD = 1000
 // Two: a cheap task may wait on a busy thread about to free up and start there without a round trip
 // through the main thread (fib(27) at concurrency 4: 0.908x the cluster's throughput against
-// 0.869x with one, bench/ladder.js, 2026-12-01; 0.93-0.95x against 0.87-0.88x in three earlier
+// 0.867x with one, bench/ladder.js, 2026-12-01; 0.91-0.95x against 0.84-0.88x in five other
 // runs). 1 keeps every waiting task in the service's queue, in deadline order, for the first
 // thread to free up.
 export const DEFAULT_TASKS_PER_THREAD = 2

@@ -3,8 +3,8 @@
 // Piscina puts at most one task that carries a signal on a thread, so a thread that finishes a
 // task idles until the main thread has taken the result and handed it the next one. With
 // POOL_TASKS_PER_THREAD=2 a second task may wait on a busy thread and start the moment the
-// first ends (fib(27) at concurrency 4: 0.91-0.95x the cluster's throughput against 0.87-0.88x
-// in four runs, bench/ladder.js). The price: a task handed over behind another cannot
+// first ends (fib(27) at concurrency 4: 0.91-0.95x the cluster's throughput against 0.84-0.88x
+// in six runs, bench/ladder.js). The price: a task handed over behind another cannot
 // be overtaken any more, nor move to a thread that frees up sooner. So a task waits on a busy
 // thread only behind a task sure to end soon (SECOND_SLOT_MAX_MS in index.js); the pool must know
 // when each thread is idle and when its work is predicted to end, which is what `holding` and
