@@ -1,7 +1,7 @@
 // The open loop's plain peer: a shared first-come-first-served pool of THREADS worker threads
 // behind raw `node:http`, nothing else (no Fastify, no Piscina, no deadline, no admission). The
 // pool a Node engineer writes in twenty lines, and the one a scheduling policy must beat. The
-// dispatch is the worker_threads pool baseline's (common.js); only the HTTP layer differs.
+// dispatch is the worker_threads pool baseline's (dispatcher.js); only the HTTP layer differs.
 import http from 'node:http'
 import { Worker } from 'node:worker_threads'
 import { PORT, THREADS } from './common.js'
