@@ -7,9 +7,9 @@
 // For each: 2xx/s as a share of the cluster's measured just before and just after it (the machine's
 // speed drifts by tens of percent within a minute, and a share of a cluster window a minute away
 // drifts with it); the main thread's CPU time per request (/proc schedstat), the counter that the
-// noise of this shared machine disturbs least; and what a hop between threads costs beside it: the
-// CPU the machine leaves idle (a thread waiting for its next task) and the server's threads'
-// context switches per request. The servers run at once; each round drives every one in turn
+// noise of this shared machine disturbs least, and the pool threads' and the other threads' (V8's,
+// libuv's); and what a hop between threads costs beside it: the CPU the machine leaves idle (a
+// thread waiting for its next task) and the server's threads' context switches per request. The servers run at once; each round drives every one in turn
 // with a cluster window between each two (the order reversed every other round), waiting after
 // each until it is idle. Medians over the rounds. About 14 minutes.
 //
@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { availableCpus } from '../src/cpus.js'
 import { HEAVY, wrk } from './closed.js'
-import { machineCpuMs, mainThreadCpuMs, requireTools, settle, startAll, switchesOfTree, switchesSince } from './proc.js'
+import { machineCpuMs, requireTools, settle, startAll, switchesOfTree, switchesSince, threadCpuSince, threadsCpuMs } from './proc.js'
 import { median } from './stats.js'
 
 const OUT = fileURLToPath(new URL('./out', import.meta.url))
@@ -41,7 +41,7 @@ const servers = [
   { name: 'Fastify + Piscina', file: 'bench/servers/piscina.js', to: 'Piscina, no signal', adds: 'the request.signal handed to Piscina (cancellable tasks)' },
   { name: 'service, 1 task per thread', file: 'src/server.js', env: { POOL_TASKS_PER_THREAD: '1' }, to: 'Fastify + Piscina', adds: "the service's queue, deadlines, metrics, hooks, validation" },
   { name: 'service', file: 'src/server.js', to: 'service, 1 task per thread', adds: 'two tasks a thread (the default): a cheap task waits on a busy thread, no round trip between tasks' }
-].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [], busy: [], switches: [] }))
+].map((server, i) => ({ ...server, port: 4900 + i, rps: [], ratio: [], mainUs: [], poolUs: [], helpersUs: [], busy: [], switches: [] }))
 const byName = new Map(servers.map((server) => [server.name, server]))
 const url = (server) => `http://127.0.0.1:${server.port}/fib?num=${HEAVY}`
 
@@ -53,16 +53,22 @@ for (const server of servers) {
   await settle(server.pid)
 }
 const cluster = byName.get('cluster prefork')
-// One window of `server`: its 2xx/s; its main thread's CPU, and its threads' context switches,
-// per request; the machine's busy share (of every CPU, the client's work included).
+// One window of `server`: its 2xx/s; its threads' CPU by class (main thread, pool threads, the
+// others: V8's and libuv's), and their context switches, per request; the machine's busy share (of
+// every CPU, the client's work included).
 async function measure (server) {
-  const before = { main: mainThreadCpuMs(server.pid), switches: switchesOfTree(server.pid), machine: machineCpuMs() }
+  const before = { threads: threadsCpuMs(server.pid), switches: switchesOfTree(server.pid), machine: machineCpuMs() }
   const { rps } = await wrk(url(server), connections, SECONDS)
   const requests = rps * SECONDS
   const machine = machineCpuMs()
   server.busy.push((machine.busy - before.machine.busy) / (machine.total - before.machine.total))
   server.switches.push(switchesSince(server.pid, before.switches) / requests)
-  if (!server.forks) server.mainUs.push((mainThreadCpuMs(server.pid) - before.main) * 1000 / requests)
+  if (!server.forks) {
+    const cpu = threadCpuSince(server.pid, before.threads)
+    server.mainUs.push(cpu.main * 1000 / requests)
+    server.poolUs.push(cpu.pool * 1000 / requests)
+    server.helpersUs.push(cpu.helpers * 1000 / requests)
+  }
   await settle(server.pid)
   return rps
 }
@@ -90,15 +96,16 @@ const rows = servers.map((server) => {
   const belowMainUs = below && !below.forks ? median(below.mainUs) : undefined
   const step = below && signed(median(server.ratio) - median(below.ratio), 3)
   const stepUs = mainUs !== undefined && belowMainUs !== undefined ? signed(mainUs - belowMainUs, 0) : undefined
-  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step ?? '-'} | ${f(mainUs, 0)} | ${stepUs ?? '-'} | ${f(median(server.busy), 3)} | ${f(median(server.switches), 1)} |`
+  const threadUs = (us) => (server.forks ? '-' : f(median(us), 0))
+  return `| ${server.name} | ${server.to ?? '-'} | ${server.adds} | ${f(median(server.rps), 0)} | ${f(median(server.ratio), 3)} | ${server.ratio.map((r) => f(r, 2)).join(' ')} | ${step ?? '-'} | ${f(mainUs, 0)} | ${stepUs ?? '-'} | ${threadUs(server.poolUs)} | ${threadUs(server.helpersUs)} | ${f(median(server.busy), 3)} | ${f(median(server.switches), 1)} |`
 })
 const markdown = [
   `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
   '',
   `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each window's 2xx/s over the mean of the cluster prefork's windows just before and after it.`,
   '',
-  '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us | machine busy | context switches/request |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
+  '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us | pool threads us/request | other threads us/request | machine busy | context switches/request |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows,
   ''
 ].join('\n')

@@ -43,28 +43,46 @@ function threadSchedMs (pid, tid) {
   return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
 }
 
-// CPU time the threads of a server of one process `pid` have used so far, in ms as the scheduler
-// counts it: its main thread, its pool's threads, and its helpers (V8's GC and compiler threads,
-// libuv's pool). Undefined when it has gone. Node names its threads (MainThread, WorkerThread,
-// V8Worker, ...).
-export function threadCpuMs (pid) {
-  let tids
+// Which of a server's threads `tid` of process `pid` is: its main thread, one of its pool's threads,
+// or a helper (V8's GC and compiler threads, libuv's pool). Node names its threads (MainThread,
+// WorkerThread, V8Worker, ...).
+function threadClass (pid, tid) {
+  if (Number(tid) === pid) return 'main'
+  return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'WorkerThread' ? 'pool' : 'helpers'
+}
+
+// CPU time each thread of a server of one process `pid` has used so far, in ms as the scheduler
+// counts it, with its class (threadClass), by tid: { ms, of }. Empty when it has gone; a thread
+// that ends meanwhile (a pool thread replaced after a cancellation) is left out.
+export function threadsCpuMs (pid) {
+  const threads = new Map()
+  let tids = []
   try {
     tids = readdirSync(`/proc/${pid}/task`)
-  } catch {
-    return undefined
-  }
-  const cpu = { main: 0, pool: 0, helpers: 0 }
+  } catch {}
   for (const tid of tids) {
     try {
-      const ms = threadSchedMs(pid, tid)
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
-      if (Number(tid) === pid) cpu.main += ms
-      else if (name === 'WorkerThread') cpu.pool += ms
-      else cpu.helpers += ms
-    } catch {} // a thread that ended meanwhile (a pool thread replaced after a cancellation)
+      threads.set(tid, { ms: threadSchedMs(pid, tid), of: threadClass(pid, tid) })
+    } catch {}
   }
+  return threads
+}
+
+// The CPU time of each class of `threads` (threadsCpuMs) since `before`, in ms: a thread that has
+// ended since is left out, and one started since counts from none, as with switchesSince.
+function cpuByClass (threads, before = new Map()) {
+  const cpu = { main: 0, pool: 0, helpers: 0 }
+  for (const [tid, { ms, of }] of threads) cpu[of] += ms - (before.get(tid)?.ms ?? 0)
   return cpu
+}
+
+export const threadCpuSince = (pid, before) => cpuByClass(threadsCpuMs(pid), before)
+
+// CPU time of each class of the threads of a server of one process `pid` so far, in ms as the
+// scheduler counts it. Undefined when it has gone.
+export function threadCpuMs (pid) {
+  const threads = threadsCpuMs(pid)
+  return threads.size === 0 ? undefined : cpuByClass(threads)
 }
 
 // Starts `server` ({ file, port, env, nodeArgs }) with THREADS=threads (the baselines' processes/children).
