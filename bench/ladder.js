@@ -9,9 +9,10 @@
 // drifts with it); the main thread's CPU time per request (/proc schedstat), the counter that the
 // noise of this shared machine disturbs least, and the pool threads' and the other threads' (V8's,
 // libuv's); and what a hop between threads costs beside it: the CPU the machine leaves idle (a
-// thread waiting for its next task) and the server's threads' context switches per request. The servers run at once; each round drives every one in turn
-// with a cluster window between each two (the order reversed every other round), waiting after
-// each until it is idle. Medians over the rounds. About 14 minutes.
+// thread waiting for its next task) and the server's threads' context switches per request. The
+// servers run at once; each round drives every one in turn with a cluster window between each two
+// (the order reversed every other round), waiting after each until it is idle. Medians over the
+// rounds. About 14 minutes.
 //
 //   node bench/ladder.js                           # 8 rounds of 5 s; writes bench/out/ladder.md
 //   BENCH_ROUNDS=4 BENCH_SECONDS=3 node bench/ladder.js
