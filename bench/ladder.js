@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { availableCpus } from '../src/cpus.js'
 import { HEAVY, wrk } from './closed.js'
-import { machineCpuMs, requireTools, settle, startAll, switchesOfTree, switchesSince, threadCpuSince, threadsCpuMs } from './proc.js'
+import { cpuSince, cpuSnapshot, machineCpuMs, requireTools, settle, startAll, switchesOfTree, switchesSince } from './proc.js'
 import { median } from './stats.js'
 
 const OUT = fileURLToPath(new URL('./out', import.meta.url))
@@ -58,14 +58,14 @@ const cluster = byName.get('cluster prefork')
 // others: V8's and libuv's), and their context switches, per request; the machine's busy share (of
 // every CPU, the client's work included).
 async function measure (server) {
-  const before = { threads: threadsCpuMs(server.pid), switches: switchesOfTree(server.pid), machine: machineCpuMs() }
+  const before = { cpu: cpuSnapshot(server.pid), switches: switchesOfTree(server.pid), machine: machineCpuMs() }
   const { rps } = await wrk(url(server), connections, SECONDS)
   const requests = rps * SECONDS
   const machine = machineCpuMs()
   server.busy.push((machine.busy - before.machine.busy) / (machine.total - before.machine.total))
   server.switches.push(switchesSince(server.pid, before.switches) / requests)
   if (!server.forks) {
-    const cpu = threadCpuSince(server.pid, before.threads)
+    const cpu = cpuSince(server.pid, before.cpu)
     server.mainUs.push(cpu.main * 1000 / requests)
     server.poolUs.push(cpu.pool * 1000 / requests)
     server.helpersUs.push(cpu.helpers * 1000 / requests)

@@ -76,7 +76,18 @@ function cpuByClass (threads, before = new Map()) {
   return cpu
 }
 
-export const threadCpuSince = (pid, before) => cpuByClass(threadsCpuMs(pid), before)
+// What cpuSince reads a window from: every live thread of `pid` (threadsCpuMs) and the process's
+// whole CPU time, which keeps that of the threads that have ended.
+export const cpuSnapshot = (pid) => ({ threads: threadsCpuMs(pid), totalMs: cpuMsOfStat(`/proc/${pid}/stat`) })
+
+// The CPU time of each class of the threads of `pid` since `before` (cpuSnapshot), in ms. The main
+// thread and the helpers never end; the pool's threads may (Piscina replaces the thread of a task
+// cancelled as its client goes, as a load generator's connections close with answers owed), so
+// theirs is the rest of the process's, whose count keeps an ended thread's time, to its 10 ms tick.
+export function cpuSince (pid, before) {
+  const { main, helpers } = cpuByClass(threadsCpuMs(pid), before.threads)
+  return { main, helpers, pool: cpuMsOfStat(`/proc/${pid}/stat`) - before.totalMs - main - helpers }
+}
 
 // CPU time of each class of the threads of a server of one process `pid` so far, in ms as the
 // scheduler counts it. Undefined when it has gone.
