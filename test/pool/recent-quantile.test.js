@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { RecentQuantile } from '../../src/pool/recent-quantile.js'
+import { RecentQuantile, select } from '../../src/pool/recent-quantile.js'
 
 const adding = (recent, values) => { for (const value of values) recent.add(value) }
 const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
@@ -40,4 +40,17 @@ test('once `count` values are kept, each new one takes the oldest one\'s place',
   t.equal(recent.value, 3, 'the first three are forgotten')
   adding(recent, [50, 4, 5])
   t.equal(recent.value, 50)
+})
+
+test('select finds what a sort would put at each index, duplicates and all', async (t) => {
+  let seed = 7
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647
+  for (const [size, distinct] of [[1, 1], [2, 2], [7, 3], [100, 5], [4000, 4000], [4000, 40]]) {
+    const values = Float64Array.from({ length: size }, () => Math.floor(random() * distinct))
+    const sorted = values.slice().sort()
+    const indices = size <= 100 ? values.keys() : new Set([0, size >> 1, Math.floor(size * 0.99), size - 1])
+    for (const k of indices) {
+      t.equal(select(values.slice(), k), sorted[k], `${size} values of ${distinct}, index ${k}`)
+    }
+  }
 })
