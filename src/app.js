@@ -43,8 +43,9 @@ export const poolOptions = (config) => ({
 
 // `logger` is Fastify's logger option (pino options or false); `task` swaps the task in tests
 // (its worker file, the size of an input, a calibration input: see FIB_TASK in pool/index.js,
-// the pool's default); `execArgv`, the worker threads' node options, inherited unless given.
-export async function build (config, { logger = { level: config.logLevel }, task, execArgv } = {}) {
+// the pool's default); `execArgv`, the worker threads' node options, inherited unless given;
+// `cancelGraceMs`, how long a cheap task whose client has gone runs on (CANCEL_GRACE_MS unless given).
+export async function build (config, { logger = { level: config.logLevel }, task, execArgv, cancelGraceMs } = {}) {
   const app = Fastify({
     // No line carries request headers: the request log picks its fields (request-log.js).
     logger,
@@ -65,7 +66,7 @@ export async function build (config, { logger = { level: config.logLevel }, task
 
   await app.register(errors)
   await app.register(drain)
-  await app.register(pool, { ...poolOptions(config), task, execArgv })
+  await app.register(pool, { ...poolOptions(config), task, execArgv, cancelGraceMs })
   await app.register(metrics, { config, schema: routeSchema(resolved, 'GET', '/metrics') })
   await app.register(swagger, { mode: 'static', specification: { document: spec } })
   await app.register(swaggerUi, { routePrefix: '/docs' })

@@ -25,7 +25,7 @@ export const BARE = []
 
 // Builds the app from `env`; the log lines it writes are collected in `logs` (parsed JSON).
 // With a stand-in task, no num is computed inline unless the test says so.
-export async function build (t, env = {}, { task, level = 'info' } = {}) {
+export async function build (t, env = {}, { task, level = 'info', cancelGraceMs } = {}) {
   if (task !== undefined) env = { FIB_INLINE_MAX_NUM: '0', ...env }
   const logs = []
   const stream = new Writable({
@@ -34,7 +34,7 @@ export async function build (t, env = {}, { task, level = 'info' } = {}) {
       callback()
     }
   })
-  const app = await buildApp(loadConfig(env), { logger: { level, stream }, task, execArgv: BARE })
+  const app = await buildApp(loadConfig(env), { logger: { level, stream }, task, execArgv: BARE, cancelGraceMs })
   t.teardown(() => app.close())
   return { app, logs }
 }

@@ -10,14 +10,25 @@ export class Cancellation extends EventEmitter {
   aborted = false
   reason = undefined
   cause = undefined
+  // How long after a graceful abort its listeners hear of it: the pool sets it for a task that
+  // may end by itself sooner than its thread could be replaced (index.js, start()). 0: at once.
+  graceMs = 0
+  #late
 
-  // The first call cancels and keeps its cause; later ones do nothing.
-  abort (cause) {
+  // The first call cancels and keeps its cause; later ones do nothing. `graceful`: the 'abort'
+  // comes graceMs later, unless `settled()` comes first.
+  abort (cause, graceful = false) {
     if (this.aborted) return
     this.aborted = true
     this.cause = cause
     // What AbortController.abort() rejects with.
     this.reason = new DOMException('This operation was aborted', 'AbortError')
-    this.emit('abort')
+    if (graceful && this.graceMs > 0) this.#late = setTimeout(() => this.emit('abort'), this.graceMs).unref()
+    else this.emit('abort')
+  }
+
+  // The task has settled: an 'abort' still to come would cut nothing short, and does not come.
+  settled () {
+    clearTimeout(this.#late)
   }
 }

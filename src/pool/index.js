@@ -47,6 +47,12 @@ export const CALIBRATION_ROUNDS = 5
 // that arrives meanwhile, or wait for its thread while others free up (behind a fib(35), the whole
 // 90 ms of it).
 export const SECOND_SLOT_MAX_MS = 5
+// A task predicted to compute SECOND_SLOT_MAX_MS or less whose client goes away while it runs is
+// let run on this long before its thread is terminated: Piscina cancels a running task only by
+// terminating its thread, and a new thread took 34-47 ms of CPU to start (three replacements in a
+// Piscina of 2 threads), the compute of dozens of such tasks. One still running by then ran 4 times its
+// prediction or more: a runaway, or a stop of its host, which the thread is not kept for.
+export const CANCEL_GRACE_MS = 20
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus ALLOWANCE_WAITS times the wait
 // predicted as it arrives. Cheap tasks overtake dear ones at every load, while a dear task's extra
@@ -145,7 +151,7 @@ const THREAD_TERMINATED = 'Terminating worker thread'
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`
 const atDeadline = (cancel) => cancel.abort('deadline')
 
-async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksPerThread, expressMaxMs, nice, timeoutMs, task = FIB_TASK, execArgv }) {
+async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksPerThread, expressMaxMs, nice, timeoutMs, task = FIB_TASK, execArgv, cancelGraceMs = CANCEL_GRACE_MS }) {
   const balancer = new Balancer()
   // One thread beyond `threads` for the express task, when there is one (placeFor).
   const express = expressMaxMs > 0 ? 1 : 0
@@ -243,7 +249,7 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // Runs one task for `request`, the Node request it answers (Fastify's `request.raw`): a 'close'
   // before the task settles means its client has gone, and the task is cancelled. A queued task
   // leaves the queue, a running one has its thread terminated and replaced, so no thread computes
-  // for nobody.
+  // for nobody; but a cheap one, which ends sooner than a thread starts, runs on (start()).
   function run (input, request) {
     const work = task.work(input)
     // Every task counts in the recent mix, whether it waits, starts at once or is refused.
@@ -305,13 +311,14 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   // controller and a timer (docs/benchmarks.md, "Questions answered"), which cancellation.js
   // and deadlines.js lighten again.
   function cancelOn (cancel, request) {
-    const gone = () => cancel.abort('client_gone')
+    const gone = () => cancel.abort('client_gone', true)
     const entry = deadlines.add(cancel)
     if (request.destroyed) gone()
     else request.on('close', gone)
     return () => {
       deadlines.delete(entry)
       request.removeListener('close', gone)
+      cancel.settled()
     }
   }
 
@@ -329,12 +336,13 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
   function placeFor (work, now = performance.now()) {
     if (idleThreads() > 0) return IDLE
     const behind = started < slots ? balancer.endingBy(now, SECOND_SLOT_MAX_MS, notBehind(work)) : undefined
-    if (behind !== undefined) return { behind, dear: model.predict(work) > SECOND_SLOT_MAX_MS }
+    if (behind !== undefined) return { behind, dear: dear(work) }
     if (expressBusy() || !expressFits(work) || balancer.idle(threads + express) <= 0) return undefined
     const minWaitMs = Math.max(SECOND_SLOT_MAX_MS, EXPRESS_MIN_WAIT_COSTS * model.predict(work))
     return balancer.soonestEnd() > now + minWaitMs ? EXPRESS : undefined
   }
 
+  const dear = (work) => model.predict(work) > SECOND_SLOT_MAX_MS
   const expressFits = (work) => model.fastest(work) <= expressMaxMs && saturation.value <= EXPRESS_MAX_SATURATION
   // The thread a task of `work` may not wait behind: the express thread's, unless the task could
   // have gone there itself. Behind the express thread's short task, any task started as a third
@@ -356,8 +364,11 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
     // Piscina cancels a task by terminating its thread. A task that may wait behind a busy
     // thread's task is not cancelled there, or the task running on that thread would lose its
     // work: its client is answered at once, and a cheap task runs and its result is dropped; a
-    // dear one is cancelled there once the task ahead of it has settled.
+    // dear one is cancelled there once the task ahead of it has settled. A cheap task on a thread
+    // of its own whose client goes away runs on for up to cancelGraceMs (CANCEL_GRACE_MS) and keeps
+    // its thread; its result is dropped.
     const signal = behindBusy ? (place.dear ? cancelAlone(job.cancel, behind) : undefined) : job.cancel
+    if (!behindBusy && !dear(job.work)) job.cancel.graceMs = cancelGraceMs
     // A task waiting on a thread terminated to cancel the task it ran has done no work yet: it
     // is handed over again.
     const attempt = () => {
@@ -435,18 +446,23 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
 
   function settle (job, promise) {
     return promise.finally(job.release).then((result) => {
+      // Its client went while it ran on (start()): nobody takes the result.
+      if (job.cancel.aborted) return unanswered(job, job.cancel.reason)
       model.observe(job.work, result.computeMs)
       const waitMs = Math.max(0, performance.now() - job.admitted - result.computeMs)
       if (job.modelWaitMs >= WAIT_ERROR_FROM * maxWaitMs) waitError.observe(job.modelWaitMs, waitMs)
       events.emit('completed', { computeMs: result.computeMs, waitMs, predictedMs: job.costMs })
       return result
-    }, (err) => {
-      const { cause } = job.cancel
-      if (cause === undefined) events.emit('failed')
-      else events.emit('aborted', cause)
-      if (cause === 'deadline') throw new DeadlineExceeded(timeoutMs)
-      throw err
-    })
+    }, (err) => unanswered(job, err))
+  }
+
+  // A task settled without an answer for its client, failed or cancelled: throws what it gets.
+  function unanswered (job, err) {
+    const { cause } = job.cancel
+    if (cause === undefined) events.emit('failed')
+    else events.emit('aborted', cause)
+    if (cause === 'deadline') throw new DeadlineExceeded(timeoutMs)
+    throw err
   }
 
   app.decorate('pool', {

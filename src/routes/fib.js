@@ -32,8 +32,9 @@ export default async function fibRoute (app, { schema, maxNum, inlineMaxNum }) {
       return { num, result, threadId, computeMs }
     } catch (err) {
       if (!request.raw.destroyed) throw err
-      // Nobody is left to answer: the pool has dropped the task or replaced its thread. Returning
-      // nothing sends nothing: Fastify does not answer on a socket the client has closed.
+      // Nobody is left to answer: the pool has dropped the task or its result, or replaced its
+      // thread. Returning nothing sends nothing: Fastify does not answer on a socket the client
+      // has closed.
       request.log.info({ num, durationMs: reply.elapsedTime }, 'client closed the connection; task cancelled')
     }
   })

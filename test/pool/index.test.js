@@ -1,5 +1,6 @@
 import { EventEmitter, once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
@@ -227,6 +228,62 @@ test('a settled task leaves no deadline timer behind and no listener on its requ
   await Promise.all(requests.map((request) => app.pool.run({ num: 20 }, request)))
   t.equal(timers(), before, 'each task\'s deadline timer was cleared')
   t.same(requests.map((request) => request.listenerCount('close')), [0, 0, 0, 0, 0])
+})
+
+// A task run for a stand-in request (`app.pool.run`), whose client the test sends away once the
+// task is on its thread. Resolves with the run's outcome and how long it took to settle.
+async function sentAway (app, input) {
+  const request = new PassThrough()
+  const started = performance.now()
+  const outcome = app.pool.run(input, request).then(() => 'answered', (err) => err.name)
+  await until(() => app.pool.busy === 1)
+  request.destroy()
+  return { outcome: await outcome, ms: performance.now() - started }
+}
+
+test('a cheap task whose client goes away while it runs runs on: its result is dropped, its thread kept', async (t) => {
+  // TEST_TASK is predicted at 0 ms, so cheap; it computes 30 ms, well within the grace.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '0' }, { task: TEST_TASK, cancelGraceMs: 5000 })
+  const threads = threadIds(app)
+  const { outcome, ms } = await sentAway(app, { num: 3 })
+  t.equal(outcome, 'AbortError')
+  t.ok(ms >= 30, `settled as the task ended (${ms.toFixed(0)} ms), not at once`)
+  t.same(threadIds(app), threads, 'its thread was not terminated')
+  const metrics = (await app.inject('/metrics')).body
+  t.equal(value(metrics, 'fib_pool_tasks_aborted_total', 'reason="client_gone"'), 1)
+  t.equal(value(metrics, 'fib_pool_tasks_completed_total'), 0, 'its result counts as no answer')
+  t.equal((await app.inject('/fib?num=3')).json().threadId, threads[0], 'the same thread answers the next request')
+})
+
+test('a cheap task still running the grace after its client went is cut short: its thread replaced', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '0' }, { task: TEST_TASK, cancelGraceMs: 100 })
+  const threads = threadIds(app)
+  const { outcome, ms } = await sentAway(app, { num: 78 }) // 780 ms of work
+  t.equal(outcome, 'AbortError')
+  t.ok(ms < 600, `settled at the grace (${ms.toFixed(0)} ms), not when the task would have ended`)
+  await until(() => threadIds(app).length === 1 && threadIds(app)[0] !== threads[0])
+  t.pass('its thread was replaced')
+})
+
+test('a dear task whose client goes away while it runs is cut short at once, whatever the grace', async (t) => {
+  // Predicted at its 300 ms: over the 5 ms a cheap task may be.
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '0' }, { task: SIZED_TEST_TASK, cancelGraceMs: 5000 })
+  const threads = threadIds(app)
+  const { outcome, ms } = await sentAway(app, { num: 30 })
+  t.equal(outcome, 'AbortError')
+  t.ok(ms < 250, `settled at once (${ms.toFixed(0)} ms)`)
+  await until(() => threadIds(app).length === 1 && threadIds(app)[0] !== threads[0])
+  t.pass('its thread was replaced')
+})
+
+test('a cheap task past its deadline is cut short at once, whatever the grace: it ran far past its prediction', async (t) => {
+  const { app } = await build(t, { POOL_THREADS: '1', POOL_EXPRESS_MAX_MS: '0', REQUEST_TIMEOUT_MS: '200', FIB_MAX_NUM: '78' }, { task: TEST_TASK, cancelGraceMs: 5000 })
+  const threads = threadIds(app)
+  const started = performance.now()
+  const res = await app.inject('/fib?num=78')
+  t.equal(res.statusCode, 504)
+  await until(() => threadIds(app).length === 1 && threadIds(app)[0] !== threads[0], 2000)
+  t.ok(performance.now() - started < 780, 'its thread was replaced before the task would have ended')
 })
 
 test('a task whose client is already gone is not run', async (t) => {
