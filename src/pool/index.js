@@ -50,8 +50,8 @@ export const SECOND_SLOT_MAX_MS = 5
 // A task predicted to compute SECOND_SLOT_MAX_MS or less whose client goes away while it runs is
 // let run on this long before its thread is terminated: Piscina cancels a running task only by
 // terminating its thread, and a new thread took 32-47 ms of CPU to start (docs/benchmarks.md,
-// "Questions answered"), the compute of dozens of such tasks. One still running by then ran 4 times its
-// prediction or more: a runaway, or a stop of its host, which the thread is not kept for.
+// "Questions answered"), the compute of dozens of such tasks. One still running by then ran 4
+// times its prediction or more: a runaway, or a stop of its host, which the thread is not kept for.
 export const CANCEL_GRACE_MS = 20
 // A waiting task's virtual deadline is its arrival plus an allowance: POOL_DEADLINE_FACTOR times
 // its predicted compute, but no more than that compute plus ALLOWANCE_WAITS times the wait
