@@ -54,19 +54,7 @@ function threadClass (pid, tid) {
 // CPU time each thread of a server of one process `pid` has used so far, in ms as the scheduler
 // counts it, with its class (threadClass), by tid: { ms, of }. Empty when it has gone; a thread
 // that ends meanwhile (a pool thread replaced after a cancellation) is left out.
-export function threadsCpuMs (pid) {
-  const threads = new Map()
-  let tids = []
-  try {
-    tids = readdirSync(`/proc/${pid}/task`)
-  } catch {}
-  for (const tid of tids) {
-    try {
-      threads.set(tid, { ms: threadSchedMs(pid, tid), of: threadClass(pid, tid) })
-    } catch {}
-  }
-  return threads
-}
+const threadsCpuMs = (pid) => readThreads(pid, (tid) => ({ ms: threadSchedMs(pid, tid), of: threadClass(pid, tid) }))
 
 // The CPU time of each class of `threads` (threadsCpuMs) since `before`, in ms: a thread that has
 // ended since is left out, and one started since counts from none, as with switchesSince.
@@ -177,21 +165,26 @@ export function cpuOfTreeMs (rootPid) {
   return total
 }
 
+// `read(tid)` for every thread of process `pid`, into `values` by `key(tid)`; a thread that ends
+// meanwhile, or a process that has gone, is left out.
+function readThreads (pid, read, values = new Map(), key = (tid) => tid) {
+  let tids = []
+  try {
+    tids = readdirSync(`/proc/${pid}/task`)
+  } catch {}
+  for (const tid of tids) {
+    try {
+      values.set(key(tid), read(tid))
+    } catch {}
+  }
+  return values
+}
+
 // `read(pid, tid)` for every thread of a server and all its descendant processes, by
 // "pid/tid"; a thread that ends meanwhile is left out.
 function byThread (rootPid, read) {
   const values = new Map()
-  for (const pid of processTree(rootPid)) {
-    let tids = []
-    try {
-      tids = readdirSync(`/proc/${pid}/task`)
-    } catch {}
-    for (const tid of tids) {
-      try {
-        values.set(`${pid}/${tid}`, read(pid, tid))
-      } catch {}
-    }
-  }
+  for (const pid of processTree(rootPid)) readThreads(pid, (tid) => read(pid, tid), values, (tid) => `${pid}/${tid}`)
   return values
 }
 
