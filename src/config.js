@@ -28,9 +28,9 @@ export const DEFAULT_POOL_DEADLINE_FACTOR = 4
 export const DEFAULT_QUEUE_PER_THREAD = 1000
 // Two: a cheap task may wait on a busy thread about to free up and start there without a round trip
 // through the main thread (fib(27) at concurrency 4: 0.942x the cluster's throughput against
-// 0.867x with one, the median of three runs of bench/ladder.js, 2026-12-01; 0.91-0.95x against
-// 0.84-0.88x in other runs). 1 keeps every waiting task in the service's queue, in deadline
-// order, for the first thread to free up.
+// 0.867x with one, the median of three runs of bench/ladder.js, 2026-12-01, on the code of
+// cfdbe8e; 0.91-0.95x against 0.84-0.88x in other runs). 1 keeps every waiting task in the
+// service's queue, in deadline order, for the first thread to free up.
 export const DEFAULT_TASKS_PER_THREAD = 2
 // The most a task may be predicted to compute to run on the express thread, beside the busy
 // threads, when none of them is predicted to free up within 5 ms nor within six times the task's
