@@ -75,12 +75,16 @@ async function measure (server) {
 }
 const steps = servers.filter((server) => server !== cluster)
 let clusterRps = await measure(cluster)
+// How far the machine's speed moves between two cluster windows, a server's window apart: the
+// drift each ratio's bracketing takes out only in part, to read the run's ratios against.
+const drifts = []
 for (let round = 0; round < ROUNDS; round++) {
   for (const server of round % 2 === 0 ? steps : [...steps].reverse()) {
     const rps = await measure(server)
     const next = await measure(cluster)
     server.rps.push(rps)
     server.ratio.push(rps / ((clusterRps + next) / 2))
+    drifts.push(Math.abs(next - clusterRps) / ((next + clusterRps) / 2))
     cluster.rps.push(next)
     clusterRps = next
   }
@@ -91,6 +95,7 @@ for (let round = 0; round < ROUNDS; round++) {
 // A number for the table, '-' where there is none; `signed` for a step, with its sign.
 const f = (x, d) => (x === undefined ? '-' : x.toFixed(d))
 const signed = (x, d) => (x > 0 ? `+${f(x, d)}` : f(x, d))
+const pct = (x) => `${(100 * x).toFixed(1)}%`
 const rows = servers.map((server) => {
   const mainUs = server.forks ? undefined : median(server.mainUs)
   const below = byName.get(server.to)
@@ -103,7 +108,7 @@ const rows = servers.map((server) => {
 const markdown = [
   `# fib(${HEAVY}) at concurrency ${connections}, one step at a time`,
   '',
-  `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each window's 2xx/s over the mean of the cluster prefork's windows just before and after it.`,
+  `${new Date().toISOString().slice(0, 10)}, ${threads} CPUs, Node ${process.version}; ${ROUNDS} rounds of ${SECONDS} s per server, medians; the ratio is each window's 2xx/s over the mean of the cluster prefork's windows just before and after it, which differed by a median of ${pct(median(drifts))} (${pct(Math.min(...drifts))}-${pct(Math.max(...drifts))}).`,
   '',
   '| server | on top of | what it adds | 2xx/s | x cluster | per round | step | main thread us/request | step us | pool threads us/request | other threads us/request | machine busy | context switches/request |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
