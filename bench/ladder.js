@@ -83,8 +83,9 @@ for (let round = 0; round < ROUNDS; round++) {
     const rps = await measure(server)
     const next = await measure(cluster)
     server.rps.push(rps)
-    server.ratio.push(rps / ((clusterRps + next) / 2))
-    drifts.push(Math.abs(next - clusterRps) / ((next + clusterRps) / 2))
+    const bracket = (clusterRps + next) / 2
+    server.ratio.push(rps / bracket)
+    drifts.push(Math.abs(next - clusterRps) / bracket)
     cluster.rps.push(next)
     clusterRps = next
   }
