@@ -5,9 +5,11 @@
 // speed drifts. Servers: the service; Fastify + Piscina, as shipped and with the pool's one view
 // of each thread (src/pool/thread-views.js); the FIFO pool. Each is driven in turn by wrk (fib(20),
 // 4 connections) while a window on its collections is open (bench/servers/gc-window.js);
-// medians over the rounds.
+// medians over the rounds. With a dearer task (BENCH_NUM) every thread computes while requests
+// wait for it, and more of each request is still pending when a scavenge comes.
 //
 //   node bench/promotion.js                 # 5 rounds of 8 s a server, about 3 min
+//   BENCH_NUM=27 node bench/promotion.js    # fib(27), the closed loop's heavy task
 //   BENCH_ROUNDS=1 BENCH_SECONDS=1 node bench/promotion.js
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -22,7 +24,7 @@ import { median } from './stats.js'
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5)
 const SECONDS = Number(process.env.BENCH_SECONDS || 8)
 const WARM_UP_SECONDS = Math.min(SECONDS, 3)
-const NUM = 20
+const NUM = Number(process.env.BENCH_NUM || 20)
 const CONNECTIONS = 4
 
 const preload = (file) => ['--import', fileURLToPath(new URL(file, import.meta.url))]
