@@ -69,3 +69,35 @@ test('close expires nothing more', async (t) => {
   await sleep(MS * 3)
   t.same(expired, [])
 })
+
+test('an entry deleted from the middle, the end or twice leaves the others to expire in order', async (t) => {
+  const { deadlines, expired } = setup()
+  const [, b, , d] = ['a', 'b', 'c', 'd'].map((item) => deadlines.add(item))
+  deadlines.delete(b)
+  deadlines.delete(d)
+  deadlines.delete(b)
+  deadlines.add('e')
+  await sleep(MS * 4)
+  t.same(expired.map(([item]) => item), ['a', 'c', 'e'])
+})
+
+test('an entry deleted once it has expired changes nothing', async (t) => {
+  const { deadlines, expired } = setup()
+  const a = deadlines.add('a')
+  await sleep(MS * 3)
+  deadlines.delete(a)
+  deadlines.add('b')
+  await sleep(MS * 3)
+  t.same(expired.map(([item]) => item), ['a', 'b'])
+})
+
+test('an entry deleted after close changes nothing, and later items expire', async (t) => {
+  const { deadlines, expired } = setup()
+  const a = deadlines.add('a')
+  deadlines.add('b')
+  deadlines.close()
+  deadlines.delete(a)
+  deadlines.add('c')
+  await sleep(MS * 3)
+  t.same(expired.map(([item]) => item), ['c'])
+})
