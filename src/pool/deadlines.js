@@ -4,11 +4,10 @@
 // and waits for the next. A timer a task is a setTimeout and a clearTimeout on the main thread's
 // path each request, and more while requests come one at a time: Node drops its list of the
 // timers of one duration once it is empty, and makes it again for the next.
-// The pending items are a list linked through their entries, not a Set: a Set that grows and
-// shrinks with the requests in flight swaps its table for a new one as it does, and the tables it
-// drops still point at the requests that were pending. At fib(27) on 4 connections the service
-// moved 612-897 bytes a request into the old space with a Set and 337-451 with the list
-// (bench/promotion.js, BENCH_NUM=27, three runs each).
+// The pending items are a list linked through their entries, not a Set, whose table V8
+// reallocates as it grows and shrinks with the requests in flight: at fib(27) on 4 connections
+// the service moved 612-897 bytes a request into the old space with a Set and 337-451 with the
+// list (bench/promotion.js, BENCH_NUM=27, three runs each).
 import { performance } from 'node:perf_hooks'
 
 export class Deadlines {
