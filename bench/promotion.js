@@ -6,7 +6,8 @@
 // of each thread (src/pool/thread-views.js); the FIFO pool. Each is driven in turn by wrk (fib(20),
 // 4 connections) while a window on its collections is open (bench/servers/gc-window.js);
 // medians over the rounds. With a dearer task (BENCH_NUM) every thread computes while requests
-// wait for it, as in the closed loop, and Piscina's path moves far more into the old space.
+// wait for it, as in the closed loop, and the servers of Fastify and Piscina move far more into
+// the old space.
 //
 //   node bench/promotion.js                 # 5 rounds of 8 s a server, about 3 min
 //   BENCH_NUM=27 node bench/promotion.js    # fib(27), the closed loop's heavy task
