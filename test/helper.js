@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
 import { build as buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 
@@ -37,6 +38,26 @@ export async function build (t, env = {}, { task, level = 'info', cancelGraceMs 
   const app = await buildApp(loadConfig(env), { logger: { level, stream }, task, execArgv: BARE, cancelGraceMs })
   t.teardown(() => app.close())
   return { app, logs }
+}
+
+// A Piscina of two stand-in threads whose balancer records what it is offered (`offers`: the
+// views of the ready threads, one list a run()) and picks an idle thread; resolves once both
+// threads are up and offered.
+export async function twoThreadPiscina (t) {
+  const offers = []
+  const piscina = new Piscina({
+    filename: TEST_TASK.file,
+    minThreads: 2,
+    maxThreads: 2,
+    execArgv: BARE,
+    loadBalancer: (task, workers) => {
+      offers.push(workers)
+      return workers.find((worker) => worker.currentUsage === 0) ?? null
+    }
+  })
+  t.teardown(() => piscina.close())
+  for (let i = 0; i < 100 && offers.at(-1)?.length !== 2; i++) await piscina.run({ num: 0 })
+  return { piscina, offers }
 }
 
 // Resolves once `predicate()` (sync or async) holds, polling every 5 ms; fails after `ms`.

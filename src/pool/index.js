@@ -21,11 +21,15 @@ import { DeadlineQueue } from './queue.js'
 import { RecentQuantile } from './recent-quantile.js'
 import { RecentShare } from './recent-share.js'
 import { RecentSizes } from './recent-sizes.js'
+import { keepTaskTables } from './task-tables.js'
 import { keepThreadViews, piscinaWorkerInfo } from './thread-views.js'
 import { WaitError } from './wait-error.js'
 
-// Once for the process: every pool's threads get one view each (thread-views.js).
-keepThreadViews(piscinaWorkerInfo())
+// Once for the process: every pool's threads get one view each (thread-views.js), and a table of
+// their tasks that keeps none of them from the scavenger (task-tables.js).
+const WorkerInfo = piscinaWorkerInfo()
+keepThreadViews(WorkerInfo)
+keepTaskTables(WorkerInfo)
 
 const PHI = (1 + Math.sqrt(5)) / 2
 

@@ -1,28 +1,14 @@
 import { test } from 'tap'
-import { Piscina } from 'piscina'
 import '../../src/pool/index.js'
 import { keepThreadViews, piscinaWorkerInfo } from '../../src/pool/thread-views.js'
-import { BARE, TEST_TASK } from '../helper.js'
+import { twoThreadPiscina } from '../helper.js'
 
 test('with the pool loaded, Piscina\'s balancer sees one view a thread, run after run, reading the thread\'s state when asked', async (t) => {
-  const seen = []
-  const piscina = new Piscina({
-    filename: TEST_TASK.file,
-    minThreads: 2,
-    maxThreads: 2,
-    execArgv: BARE,
-    loadBalancer: (task, workers) => {
-      seen.push(workers)
-      return workers.find((worker) => worker.currentUsage === 0) ?? null
-    }
-  })
-  t.teardown(() => piscina.close())
-  // Until both threads are up, and offered, idle.
-  for (let i = 0; i < 100 && seen.at(-1)?.length !== 2; i++) await piscina.run({ num: 0 })
-  const first = seen.at(-1)
+  const { piscina, offers } = await twoThreadPiscina(t)
+  const first = offers.at(-1)
   t.equal(first.length, 2, 'both threads started')
   const running = piscina.run({ num: 20 }, { signal: new AbortController().signal })
-  const second = seen.at(-1)
+  const second = offers.at(-1)
   t.equal(second.length, 2, 'both threads were offered')
   for (const view of second) t.ok(first.includes(view), `thread ${view.id}: the same view as before`)
   t.same(second.map((view) => view.currentUsage).sort(), [0, Infinity], 'one thread now runs a task with a signal; its view says so')
