@@ -3,8 +3,8 @@
 // Piscina 5.3 keeps a thread's tasks in a Map keyed by a task id that grows with every task: each
 // task is set, then deleted. V8 rebuilds a Map's hash table as deleted entries pile up, and links
 // the table it replaces to the new one (for iterators still walking it). Once one of those tables
-// has reached the old space, the tables built after it, and the tasks they held, outlive every
-// scavenge until the whole heap is collected. In a loop of fib(22) on 2 Piscina threads, 4 tasks in
+// has reached the old space, the tables built after it, and the tasks they held, outlive the
+// scavenges until the whole heap is collected. In a loop of fib(22) on 2 Piscina threads, 4 tasks in
 // flight and no HTTP, the main thread's heap grew 0.5-0.9 MB a scavenge with the Map and not at all
 // with this table. In the service at fib(20), what the main thread moved there fell from 0.9-5.4
 // bytes per kB allocated to 0.4-0.6, five runs each (docs/benchmarks.md, "What a request leaves in
