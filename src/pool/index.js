@@ -21,15 +21,18 @@ import { DeadlineQueue } from './queue.js'
 import { RecentQuantile } from './recent-quantile.js'
 import { RecentShare } from './recent-share.js'
 import { RecentSizes } from './recent-sizes.js'
+import { keepTaskRecordsYoung, piscinaTaskModules } from './task-records.js'
 import { keepTaskTables } from './task-tables.js'
 import { keepThreadViews, piscinaWorkerInfo } from './thread-views.js'
 import { WaitError } from './wait-error.js'
 
 // Once for the process: every pool's threads get one view each (thread-views.js), and a table of
-// their tasks that keeps none of them from the scavenger (task-tables.js).
+// their tasks that keeps none of them from the scavenger (task-tables.js); and every task a record
+// whose functions are born young, not in the old space (task-records.js).
 const WorkerInfo = piscinaWorkerInfo()
 keepThreadViews(WorkerInfo)
 keepTaskTables(WorkerInfo)
+keepTaskRecordsYoung(piscinaTaskModules())
 
 const PHI = (1 + Math.sqrt(5)) / 2
 
@@ -287,10 +290,13 @@ async function pool (app, { threads, maxQueue, maxWaitMs, deadlineFactor, tasksP
       const entry = queue.push(job, work, deadline, spot)
       job.resolve = resolve
       job.reject = reject
-      job.dequeue = () => {
+      // Named first: written straight into the property, V8 would make it in the old space
+      // (task-records.js).
+      const dequeue = () => {
         queue.delete(entry)
         reject(job.cancel.reason)
       }
+      job.dequeue = dequeue
       job.cancel.once('abort', job.dequeue)
     }))
     // The first waiting task may fit behind a busy thread's task that has come near its end since
